@@ -1,0 +1,196 @@
+//! `#[derive(Disclose)]`: how each variant of an error type is shown to the model, decided at
+//! compile time.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Attribute, Data, DeriveInput, Fields, LitStr};
+
+use crate::ctxt::Ctxt;
+
+const OPTIONS: &str = "`argument` or `kind = \"...\"`";
+
+/// What one `#[disclose(..)]` says.
+#[derive(Default)]
+struct DiscloseAttr {
+    argument: Option<syn::Path>,
+    kind: Option<LitStr>,
+}
+
+fn parse_attrs(attrs: &[Attribute], cx: &Ctxt) -> DiscloseAttr {
+    let mut out = DiscloseAttr::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("disclose")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("argument") {
+                if out.argument.is_some() {
+                    return Err(meta.error("`argument` is set more than once"));
+                }
+                out.argument = Some(meta.path.clone());
+            } else if meta.path.is_ident("kind") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if out.kind.is_some() {
+                    return Err(syn::Error::new_spanned(
+                        &meta.path,
+                        "`kind` is set more than once",
+                    ));
+                }
+                let value = lit.value();
+                if value.trim().is_empty() {
+                    cx.error_spanned_by(
+                        &lit,
+                        "the kind is empty; name the failure, like `kind = \"Unavailable\"`",
+                    );
+                } else if value.len() > 100 || value.contains(['\n', '\r']) {
+                    cx.error_spanned_by(
+                        &lit,
+                        "a kind is a short name on one line, like `kind = \"Unavailable\"`",
+                    );
+                }
+                out.kind = Some(lit);
+            } else {
+                let path = &meta.path;
+                let got = quote!(#path).to_string().replace(' ', "");
+                return Err(meta.error(format!(
+                    "unknown `#[disclose]` option `{got}`; expected {OPTIONS}"
+                )));
+            }
+            Ok(())
+        });
+        if let Err(error) = result {
+            cx.syn_error(error);
+        }
+    }
+    if let (Some(argument), Some(kind)) = (&out.argument, &out.kind) {
+        let _ = argument;
+        cx.error_spanned_by(
+            kind,
+            "`argument` and `kind` cannot both be set: an argument error shows its message, not a kind",
+        );
+    }
+    out
+}
+
+/// Refuses a source error in an argument variant: its message would be runtime data from
+/// elsewhere.
+fn check_no_source(fields: &Fields, attrs: &[Attribute], cx: &Ctxt) {
+    const WHY: &str = "its message would be runtime data from elsewhere, shown to the model; \
+                       write the message yourself from the model's own input, or remove \
+                       `#[disclose(argument)]` so the model sees only the kind";
+    for attr in attrs {
+        if attr.path().is_ident("error")
+            && let Ok(syn::Meta::Path(path)) = attr.parse_args::<syn::Meta>()
+            && path.is_ident("transparent")
+        {
+            cx.error_spanned_by(
+                attr,
+                format!("a `#[disclose(argument)]` error cannot be `#[error(transparent)]`: {WHY}"),
+            );
+        }
+    }
+    for field in fields {
+        for attr in &field.attrs {
+            if attr.path().is_ident("from") || attr.path().is_ident("source") {
+                let which = if attr.path().is_ident("from") {
+                    "#[from]"
+                } else {
+                    "#[source]"
+                };
+                cx.error_spanned_by(
+                    attr,
+                    format!("a `#[disclose(argument)]` error cannot carry a source error (`{which}`): {WHY}"),
+                );
+            }
+        }
+        if let Some(ident) = &field.ident
+            && ident == "source"
+            && !field
+                .attrs
+                .iter()
+                .any(|a| a.path().is_ident("from") || a.path().is_ident("source"))
+        {
+            cx.error_spanned_by(
+                    ident,
+                    format!("a `#[disclose(argument)]` error cannot carry a source error (a field named `source`): {WHY}"),
+                );
+        }
+    }
+}
+
+pub(crate) fn derive(input: DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let type_attr = parse_attrs(&input.attrs, &cx);
+    let ident = &input.ident;
+    let type_name = type_attr
+        .kind
+        .as_ref()
+        .map_or_else(|| ident.to_string(), LitStr::value);
+
+    let body = match &input.data {
+        Data::Enum(data) => {
+            let arms: Vec<_> = data
+                .variants
+                .iter()
+                .map(|variant| {
+                    let attr = parse_attrs(&variant.attrs, &cx);
+                    if let (Some(_), Some(kind)) = (&type_attr.argument, &attr.kind) {
+                        cx.error_spanned_by(kind, "the whole type is `#[disclose(argument)]`; a variant cannot also have a kind");
+                    }
+                    let is_argument = attr.argument.is_some() || type_attr.argument.is_some();
+                    let v = &variant.ident;
+                    let disclosure = if is_argument {
+                        check_no_source(&variant.fields, &variant.attrs, &cx);
+                        quote!(::reticent::Disclosure::Argument)
+                    } else {
+                        let kind = attr.kind.as_ref().map_or_else(|| format!("{type_name}::{v}"), LitStr::value);
+                        quote!(::reticent::Disclosure::Kind(#kind))
+                    };
+                    quote!(Self::#v { .. } => #disclosure,)
+                })
+                .collect();
+            if type_attr.argument.is_some() {
+                check_no_source(&Fields::Unit, &input.attrs, &cx);
+            }
+            if arms.is_empty() {
+                quote!(match *self {})
+            } else {
+                quote!(match self { #(#arms)* })
+            }
+        }
+        Data::Struct(data) => {
+            if type_attr.argument.is_some() {
+                check_no_source(&data.fields, &input.attrs, &cx);
+                quote!(::reticent::Disclosure::Argument)
+            } else {
+                quote!(::reticent::Disclosure::Kind(#type_name))
+            }
+        }
+        Data::Union(data) => {
+            cx.error_spanned_by(
+                data.union_token,
+                "`Disclose` can be derived for error enums and structs, not unions",
+            );
+            quote!(::core::unreachable!())
+        }
+    };
+
+    if let Err(error) = cx.check() {
+        return error.to_compile_error();
+    }
+
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let mut where_clause = where_clause
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    if !input.generics.params.is_empty() {
+        where_clause.predicates.push(syn::parse_quote!(
+            Self: ::std::error::Error + ::core::marker::Send + ::core::marker::Sync + 'static
+        ));
+    }
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::reticent::Disclose for #ident #ty_generics #where_clause {
+            fn disclosure(&self) -> ::reticent::Disclosure {
+                #body
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Code generation for `#[tool]`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{Ident, ItemFn};
+
+use crate::ast::{Output, Param, Place, ToolFn, span};
+use crate::attr::{parse_tool_options, pascal_case};
+use crate::ctxt::Ctxt;
+
+/// `#[tool]` on a free function.
+pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let cx = Ctxt::new();
+    let options = parse_tool_options(args, &cx);
+    let mut item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let _ = cx.check();
+            let error = syn::Error::new(
+                Span::call_site(),
+                "`#[tool]` goes on a function; for methods, put `#[reticent::tools]` on the impl block and `#[tool]` on each tool method",
+            );
+            let error = error.to_compile_error();
+            return quote!(#error #input);
+        }
+    };
+    let param_docs_stripped = strip_param_attrs(&mut item.sig);
+    let tool = ToolFn::from_sig(&param_docs_stripped, &item.attrs, options, Place::Free, &cx);
+    let checked = cx.check();
+    let struct_ident = format_ident!(
+        "{}",
+        pascal_case(tool.sig.ident.to_string().trim_start_matches("r#")),
+        span = item.sig.ident.span()
+    );
+    match checked {
+        Ok(()) => {
+            let vis = &item.vis;
+            let fn_ident = &item.sig.ident;
+            let doc = format!(
+                " The tool [`{name}`](fn@{fn_ident}): implements [`reticent::Tool`](::reticent::Tool).",
+                name = tool.name,
+            );
+            let body = call_body(&tool, &quote!(#fn_ident));
+            let tool_impl = tool_impl(&tool, &quote!(#struct_ident), body);
+            quote! {
+                #item
+
+                #[doc = #doc]
+                #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+                #vis struct #struct_ident;
+
+                #tool_impl
+            }
+        }
+        Err(error) => {
+            // Emit the function and the struct anyway, so uses of either do not cascade.
+            let error = error.to_compile_error();
+            let vis = &item.vis;
+            quote! {
+                #error
+                #item
+                #[allow(dead_code)]
+                #vis struct #struct_ident;
+            }
+        }
+    }
+}
+
+/// Removes the attributes on parameters (their doc comments become schema descriptions) and
+/// returns the signature as written, for the model; `sig` is left without them.
+pub(crate) fn strip_param_attrs(sig: &mut syn::Signature) -> syn::Signature {
+    let written = sig.clone();
+    for input in &mut sig.inputs {
+        if let syn::FnArg::Typed(pat_type) = input {
+            pat_type.attrs.retain(|attr| !attr.path().is_ident("doc"));
+        }
+    }
+    written
+}
+
+/// The `impl Tool for #self_ty` block; `body` is the async body of `call`.
+pub(crate) fn tool_impl(
+    tool: &ToolFn<'_>,
+    self_ty: &TokenStream,
+    body: TokenStream,
+) -> TokenStream {
+    let name = &tool.name;
+    let description = &tool.description;
+    let options = &tool.options;
+    let (read_only, destructive, idempotent, open_world) = (
+        options.read_only,
+        options.destructive,
+        options.idempotent,
+        options.open_world,
+    );
+    let describe = tool.args().map(|(_, arg_name, ty, optional, doc)| {
+        let doc = match doc {
+            Some(doc) => quote!(::core::option::Option::Some(#doc)),
+            None => quote!(::core::option::Option::None),
+        };
+        let required = !optional;
+        quote_spanned! {span(ty)=>
+            <#ty as ::reticent::__private::ToolParam>::describe(&mut __schema, #arg_name, #doc, #required);
+        }
+    });
+    let timeout = options.timeout_ms.map(|ms| {
+        quote! {
+            fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
+                ::core::option::Option::Some(::core::time::Duration::from_millis(#ms))
+            }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl ::reticent::Tool for #self_ty {
+            fn definition(&self) -> &::reticent::ToolDefinition {
+                static __DEFINITION: ::reticent::__private::OnceLock<::reticent::ToolDefinition> =
+                    ::reticent::__private::OnceLock::new();
+                __DEFINITION.get_or_init(|| {
+                    let mut __schema = ::reticent::ParametersSchema::new();
+                    #(#describe)*
+                    ::reticent::ToolDefinition {
+                        name: ::std::string::String::from(#name),
+                        description: ::std::string::String::from(#description),
+                        parameters: __schema.finish(),
+                        annotations: ::reticent::ToolAnnotations {
+                            read_only: #read_only,
+                            destructive: #destructive,
+                            idempotent: #idempotent,
+                            open_world: #open_world,
+                        },
+                    }
+                })
+            }
+
+            #timeout
+
+            fn call(
+                &self,
+                __args: ::reticent::__private::serde_json::Value,
+                __cx: ::reticent::ToolContext,
+            ) -> ::reticent::__private::BoxFuture<
+                '_,
+                ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError>,
+            > {
+                ::std::boxed::Box::pin(async move { #body })
+            }
+        }
+    }
+}
+
+/// The body of `call`: decode the arguments, call `callee` (a path to the function, or
+/// `self.0.method`), classify the result.
+pub(crate) fn call_body(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
+    let args: Vec<_> = tool.args().collect();
+    let slots: Vec<Ident> = (0..args.len())
+        .map(|i| format_ident!("__arg{}", i))
+        .collect();
+    let names: Vec<&str> = args.iter().map(|(_, name, ..)| *name).collect();
+
+    let decode = args.iter().zip(&slots).map(|((ident, name, ty, optional, _), slot)| {
+        let required = !optional;
+        quote_spanned! {span(ty)=>
+            let #ident = match <#ty as ::reticent::__private::ToolParam>::decode(#slot, #name, #required) {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => {
+                    return ::core::result::Result::Err(::reticent::ToolError::Argument(error));
+                }
+            };
+        }
+    });
+
+    let call_args = tool.params.iter().map(|param| match param {
+        Param::Arg { ident, .. } => quote!(#ident),
+        Param::Context { by_ref: true } => quote!(&__cx),
+        Param::Context { by_ref: false } => quote!(::core::clone::Clone::clone(&__cx)),
+    });
+    let await_ = tool.sig.asyncness.map(|_| quote!(.await));
+    let call = quote!(#callee(#(#call_args),*) #await_);
+
+    let finish = match &tool.output {
+        Output::Unit => quote! {
+            #call;
+            ::core::result::Result::Ok(::reticent::__private::serde_json::Value::Null)
+        },
+        Output::Value(ty) => {
+            let encode =
+                quote_spanned!(span(ty)=> ::reticent::__private::ToolOutput::encode(&__output));
+            quote! {
+                let __output = #call;
+                #encode
+            }
+        }
+        Output::Result { ty, ok, err } => {
+            let into = quote_spanned!(span(ty)=> ::reticent::__private::IntoToolResult::into_tool_result(__returned));
+            let ok_span = ok.map_or_else(|| span(ty), span);
+            let err_span = err.map_or_else(|| span(ty), span);
+            let encode =
+                quote_spanned!(ok_span=> ::reticent::__private::ToolOutput::encode(&__output));
+            let classify = quote_spanned! {err_span=>
+                (&&&::reticent::__private::Classify::new(&__error)).reticent_kind().classify(__error)
+            };
+            quote! {
+                let __returned = #call;
+                match #into {
+                    ::core::result::Result::Ok(__output) => #encode,
+                    ::core::result::Result::Err(__error) => {
+                        #[allow(unused_imports)]
+                        use ::reticent::__private::{ClassifiedKind as _, DiscloseKind as _, ErrorKind as _};
+                        ::core::result::Result::Err(#classify)
+                    }
+                }
+            }
+        }
+    };
+
+    quote! {
+        let __map = match ::reticent::__private::arguments(__args) {
+            ::core::result::Result::Ok(map) => map,
+            ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+        };
+        #(let mut #slots: ::core::option::Option<::reticent::__private::serde_json::Value> = ::core::option::Option::None;)*
+        for (__key, __value) in __map {
+            match __key.as_str() {
+                #(#names => #slots = ::core::option::Option::Some(__value),)*
+                _ => return ::core::result::Result::Err(
+                    ::reticent::__private::unknown_argument(&__key, &[#(#names),*]),
+                ),
+            }
+        }
+        #(#decode)*
+        #finish
+    }
+}

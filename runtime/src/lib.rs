@@ -1,0 +1,110 @@
+//! Define the tools LLM agents call, with failures that tell the model less than they tell
+//! the caller.
+//!
+//! ```
+//! use reticent::{Disclose, Tool, ToolContext, ToolError};
+//! use serde::Serialize;
+//! use serde_json::json;
+//!
+//! #[derive(Debug, Serialize)]
+//! struct Order { id: String, total_cents: u64 }
+//!
+//! #[derive(Debug, thiserror::Error, Disclose)]
+//! enum OrderError {
+//!     #[error("no order {0}; order ids look like ORD-1042")]
+//!     #[disclose(argument)] // the model's fault: it is shown the message
+//!     NotFound(String),
+//!     #[error("database unavailable: {0}")]
+//!     Database(String), // the model is shown `OrderError::Database` only
+//! }
+//!
+//! /// Look up an order by id.
+//! #[reticent::tool(read_only)]
+//! async fn lookup_order(
+//!     /// The order id, like "ORD-1042".
+//!     order_id: String,
+//!     /// Include line items (default false).
+//!     with_items: Option<bool>,
+//! ) -> Result<Order, OrderError> {
+//!     match order_id.as_str() {
+//!         "ORD-1042" => Ok(Order { id: order_id, total_cents: 4200 }),
+//!         "ORD-0000" => Err(OrderError::Database("postgres://admin:hunter2@db".into())),
+//!         _ => Err(OrderError::NotFound(order_id)),
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! // The function stays callable as written ...
+//! assert!(lookup_order("ORD-1042".into(), None).await.is_ok());
+//!
+//! // ... and `LookupOrder` is the tool.
+//! let def = LookupOrder.definition();
+//! assert_eq!(def.description, "Look up an order by id.");
+//! assert_eq!(def.parameters["required"], json!(["order_id"]));
+//!
+//! let err = LookupOrder
+//!     .call(json!({"order_id": "ORD-0000"}), ToolContext::default())
+//!     .await
+//!     .unwrap_err();
+//! assert_eq!(
+//!     err.model_text("lookup_order", false),
+//!     "Tool 'lookup_order' failed with OrderError::Database"
+//! );
+//! // The caller still has everything.
+//! let ToolError::Failed(failure) = &err else { unreachable!() };
+//! assert!(failure.error().to_string().contains("hunter2"));
+//!
+//! let err = LookupOrder
+//!     .call(json!({"order_id": "42"}), ToolContext::default())
+//!     .await
+//!     .unwrap_err();
+//! assert_eq!(
+//!     err.model_text("lookup_order", false),
+//!     "Invalid arguments for tool 'lookup_order': no order 42; order ids look like ORD-1042"
+//! );
+//! # });
+//! ```
+//!
+//! # How failures are classified
+//!
+//! The wrapper `#[tool]` generates decides at compile time, from the error type:
+//!
+//! | error type | the model sees |
+//! |---|---|
+//! | arguments that don't decode | `Invalid arguments for tool 'NAME': MESSAGE` |
+//! | [`ArgumentError`] | `Invalid arguments for tool 'NAME': MESSAGE` |
+//! | a [`Disclose`] variant marked `#[disclose(argument)]` | as `ArgumentError`, with its `Display` |
+//! | another [`Disclose`] variant | `Tool 'NAME' failed with Type::Variant` |
+//! | any other `std::error::Error + Send + Sync + 'static` | `Tool 'NAME' failed with Type` |
+//! | anything else | a compile error that says what to return instead |
+//!
+//! `Type` is the type's own name without its module path (`GatewayError`); a type named
+//! `Error` keeps its parent module (`io::Error`, `reqwest::Error`). `#[disclose(kind = "..")]`
+//! overrides it. Messages shown to the model are cut to a bounded length.
+#![warn(
+    missing_docs,
+    missing_debug_implementations,
+    unreachable_pub,
+    rust_2018_idioms
+)]
+#![forbid(unsafe_code)]
+#![doc(test(attr(deny(warnings))))]
+
+mod error;
+pub mod render;
+mod schema;
+mod secret;
+mod tool;
+
+pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, ToolError};
+pub use schema::ParametersSchema;
+pub use secret::Secret;
+pub use tool::{Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
+
+pub use reticent_macros::{Disclose, tool, tools};
+
+pub use tokio_util::sync::CancellationToken;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;

@@ -1,0 +1,356 @@
+//! Support for the code the macros generate. Not public API: no stability guarantees.
+
+use std::error::Error as StdError;
+use std::marker::PhantomData;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::{ArgumentError, BoxError, Disclose, Failure, ToolError};
+use crate::render::{MAX_NAME_LEN, bounded};
+use crate::schema::ParametersSchema;
+
+pub use crate::secret::SecretCannotBeFormatted;
+pub use futures::future::BoxFuture;
+pub use serde_json;
+pub use std::sync::OnceLock;
+
+/// The deepest nesting of arrays and objects accepted in arguments, as in `serde_json`'s
+/// parser.
+pub const MAX_DEPTH: usize = 128;
+
+/// A type that can be a tool parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "the model's arguments cannot be decoded into `{Self}` or described by a schema",
+    note = "a tool parameter's type must implement `serde::Deserialize` (owned: `String`, not `&str`) and `schemars::JsonSchema`",
+    note = "for your own types add `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait ToolParam: Sized {
+    /// Decodes the argument `name` (absent when `None`).
+    fn decode(value: Option<Value>, name: &str, required: bool) -> Result<Self, ArgumentError>;
+    /// Adds the parameter to the schema.
+    fn describe(schema: &mut ParametersSchema, name: &str, doc: Option<&str>, required: bool);
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema> ToolParam for T {
+    #[inline]
+    fn decode(value: Option<Value>, name: &str, required: bool) -> Result<Self, ArgumentError> {
+        let value = match value {
+            Some(value) => value,
+            None if required => {
+                return Err(ArgumentError::new(format!(
+                    "missing required argument `{name}`"
+                )));
+            }
+            None => Value::Null,
+        };
+        T::deserialize(value).map_err(|e| {
+            ArgumentError::new(format!(
+                "argument `{name}`: {}",
+                bounded(&e.to_string(), crate::render::MAX_MESSAGE_LEN)
+            ))
+        })
+    }
+
+    fn describe(schema: &mut ParametersSchema, name: &str, doc: Option<&str>, required: bool) {
+        schema.parameter::<T>(name, doc, required);
+    }
+}
+
+/// A type that can be a tool's output.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output",
+    label = "the output must be turned into JSON for the model",
+    note = "a tool's output must implement `serde::Serialize`; for your own types add `#[derive(serde::Serialize)]`"
+)]
+pub trait ToolOutput {
+    /// The output as JSON.
+    fn encode(&self) -> Result<Value, ToolError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize> ToolOutput for T {
+    #[inline]
+    fn encode(&self) -> Result<Value, ToolError> {
+        serde_json::to_value(self)
+            .map_err(|e| ToolError::Failed(Failure::new("OutputError", OutputError(e))))
+    }
+}
+
+/// A tool's output could not be turned into JSON (e.g. a map with non-string keys).
+#[derive(Debug, thiserror::Error)]
+#[error("the tool's output could not be serialized to JSON: {0}")]
+pub struct OutputError(serde_json::Error);
+
+/// A fallible tool's return type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `Result` a tool can return",
+    label = "expected `std::result::Result<T, E>`",
+    note = "return `Result<T, E>` where `E` is `reticent::ArgumentError`, a type that derives `reticent::Disclose`, or any `std::error::Error + Send + Sync + 'static`"
+)]
+pub trait IntoToolResult {
+    /// The success type.
+    type Output;
+    /// The error type.
+    type Error;
+    /// The `Result`.
+    fn into_tool_result(self) -> Result<Self::Output, Self::Error>;
+}
+
+impl<T, E> IntoToolResult for Result<T, E> {
+    type Output = T;
+    type Error = E;
+    #[inline]
+    fn into_tool_result(self) -> Self {
+        self
+    }
+}
+
+/// Takes the arguments object apart; refuses anything else and anything nested too deep.
+#[inline]
+pub fn arguments(args: Value) -> Result<Map<String, Value>, ToolError> {
+    match args {
+        Value::Object(map) => {
+            if map.values().any(|v| depth_exceeds(v, MAX_DEPTH - 1)) {
+                return Err(ArgumentError::new(format!(
+                    "arguments are nested deeper than {MAX_DEPTH} levels"
+                ))
+                .into());
+            }
+            Ok(map)
+        }
+        Value::Null => Ok(Map::new()),
+        other => Err(ArgumentError::new(format!(
+            "arguments must be a JSON object, got {}",
+            json_type(&other)
+        ))
+        .into()),
+    }
+}
+
+/// Whether `value` nests arrays or objects more than `limit` levels deep (iterative, so a
+/// hostile value cannot exhaust the stack).
+fn depth_exceeds(value: &Value, limit: usize) -> bool {
+    fn is_container(v: &Value) -> bool {
+        matches!(v, Value::Array(a) if !a.is_empty())
+            || matches!(v, Value::Object(o) if !o.is_empty())
+    }
+    if !is_container(value) {
+        return false;
+    }
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
+    while let Some((v, d)) = stack.pop() {
+        if d > limit {
+            return true;
+        }
+        let child = |c: &&Value| is_container(c);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().filter(child).map(|c| (c, d + 1))),
+            Value::Object(map) => stack.extend(map.values().filter(child).map(|c| (c, d + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The error for an argument the tool does not take.
+#[cold]
+pub fn unknown_argument(key: &str, expected: &[&str]) -> ToolError {
+    let key = bounded(key, MAX_NAME_LEN);
+    let message = if expected.is_empty() {
+        format!("unknown argument `{key}`; this tool takes no arguments")
+    } else {
+        let list = expected
+            .iter()
+            .map(|name| format!("`{name}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("unknown argument `{key}`; expected one of {list}")
+    };
+    ArgumentError::new(message).into()
+}
+
+// ---- classification ----------------------------------------------------------------------
+//
+// The macro calls `(&&&Classify::new(&error)).reticent_kind().classify(error)`. Method
+// resolution picks the most specific impl available for the error's concrete type, at compile
+// time: `ArgumentError`/`Failure`/`ToolError`/boxed errors first, then `Disclose` types, then
+// every other error type. A type that is none of these fails to compile at the error type.
+
+/// Carries the error type for method resolution; holds no value.
+#[derive(Debug)]
+pub struct Classify<E>(PhantomData<E>);
+
+impl<E> Classify<E> {
+    /// Names `E` from a reference to an error.
+    #[inline]
+    pub fn new(_: &E) -> Self {
+        Self(PhantomData)
+    }
+}
+
+/// Errors that are already classified.
+pub trait Classified {
+    /// The tool error.
+    fn into_tool_error(self) -> ToolError;
+}
+
+impl Classified for ArgumentError {
+    fn into_tool_error(self) -> ToolError {
+        ToolError::Argument(self)
+    }
+}
+
+impl Classified for Failure {
+    fn into_tool_error(self) -> ToolError {
+        ToolError::Failed(self)
+    }
+}
+
+impl Classified for ToolError {
+    fn into_tool_error(self) -> ToolError {
+        self
+    }
+}
+
+impl Classified for BoxError {
+    fn into_tool_error(self) -> ToolError {
+        ToolError::Failed(Failure::new("Error", self))
+    }
+}
+
+/// First choice: already classified.
+pub trait ClassifiedKind {
+    /// Picks the tag.
+    fn reticent_kind(&self) -> ClassifiedTag {
+        ClassifiedTag
+    }
+}
+impl<E: Classified> ClassifiedKind for &&Classify<E> {}
+
+/// Second choice: `#[derive(Disclose)]` types.
+pub trait DiscloseKind {
+    /// Picks the tag.
+    fn reticent_kind(&self) -> DiscloseTag {
+        DiscloseTag
+    }
+}
+impl<E: Disclose> DiscloseKind for &Classify<E> {}
+
+/// Last choice: any other type, which must be an error type.
+pub trait ErrorKind {
+    /// Picks the tag.
+    fn reticent_kind(&self) -> ErrorTag {
+        ErrorTag
+    }
+}
+impl<E> ErrorKind for Classify<E> {}
+
+/// Tag for already classified errors.
+#[derive(Debug)]
+pub struct ClassifiedTag;
+impl ClassifiedTag {
+    /// Converts.
+    #[inline]
+    pub fn classify<E: Classified>(self, error: E) -> ToolError {
+        error.into_tool_error()
+    }
+}
+
+/// Tag for `Disclose` types.
+#[derive(Debug)]
+pub struct DiscloseTag;
+impl DiscloseTag {
+    /// Converts.
+    #[inline]
+    pub fn classify<E: Disclose>(self, error: E) -> ToolError {
+        ToolError::from_disclose(error)
+    }
+}
+
+/// Tag for other error types.
+#[derive(Debug)]
+pub struct ErrorTag;
+impl ErrorTag {
+    /// Converts.
+    #[inline]
+    pub fn classify<E: ToolErrorType>(self, error: E) -> ToolError {
+        error.into_failure()
+    }
+}
+
+/// An error type a tool can return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned as a tool's error",
+    label = "the tool's error type must say what the model may be told",
+    note = "return `reticent::ArgumentError` for the model's own mistakes, a type that derives `reticent::Disclose`, or any type implementing `std::error::Error + Send + Sync + 'static` (the model sees its type name)",
+    note = "`anyhow::Error` and `Box<dyn Error>` without `Send + Sync` are not `std::error::Error + Send + Sync`: return a concrete error type or `Box<dyn Error + Send + Sync>`"
+)]
+pub trait ToolErrorType {
+    /// Classifies by type name.
+    fn into_failure(self) -> ToolError;
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: StdError + Send + Sync + 'static> ToolErrorType for E {
+    #[inline]
+    fn into_failure(self) -> ToolError {
+        ToolError::from_error(self)
+    }
+}
+
+/// Checks a tool name the macro could not see (not used by the macros themselves, which check
+/// literal names at compile time).
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn nested(depth: usize) -> Value {
+        let mut v = json!(1);
+        for _ in 0..depth {
+            v = Value::Array(vec![v]);
+        }
+        v
+    }
+
+    #[test]
+    fn depth_limit() {
+        assert!(arguments(json!({ "a": nested(MAX_DEPTH - 1) })).is_ok());
+        assert!(arguments(json!({ "a": nested(MAX_DEPTH) })).is_err());
+        let err = arguments(json!({ "a": nested(5000) })).unwrap_err();
+        assert!(err.model_text("t", false).contains("nested deeper"));
+    }
+
+    #[test]
+    fn not_an_object() {
+        let err = arguments(json!([1])).unwrap_err();
+        assert_eq!(
+            err.model_text("t", false),
+            "Invalid arguments for tool 't': arguments must be a JSON object, got an array"
+        );
+        assert!(arguments(Value::Null).unwrap().is_empty());
+    }
+}

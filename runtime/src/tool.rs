@@ -1,0 +1,150 @@
+//! The [`Tool`] trait, its [`ToolDefinition`] and the per-call [`ToolContext`].
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ToolError;
+
+/// A tool an agent can call.
+///
+/// Write tools with [`#[tool]`](crate::tool) or [`#[tools]`](crate::tools) rather than
+/// implementing this trait by hand: the macros derive the schema, decode the arguments and
+/// classify every failure at compile time.
+///
+/// An implementation must never put a failure's message into its `Ok` value: errors go in
+/// [`ToolError`], where the disclosure rules decide what the model may see.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "not a tool",
+    note = "annotate a function with `#[reticent::tool]` and pass the struct it generates (the PascalCase of the function's name)"
+)]
+pub trait Tool: Send + Sync + 'static {
+    /// The name, description, parameter schema and annotations the model is offered.
+    ///
+    /// Computed once per tool, not per call.
+    fn definition(&self) -> &ToolDefinition;
+
+    /// Runs the tool with the model's arguments.
+    fn call(
+        &self,
+        args: serde_json::Value,
+        cx: ToolContext,
+    ) -> BoxFuture<'_, Result<serde_json::Value, ToolError>>;
+
+    /// The tool's own time limit (`#[tool(timeout = "5s")]`), if it has one.
+    ///
+    /// The agent applies the shorter of this and its own configured timeout.
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// A value that provides several tools, usually a struct whose `impl` block carries
+/// [`#[tools]`](crate::tools).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a toolbox",
+    label = "not a toolbox",
+    note = "put `#[reticent::tools]` on an `impl` block of this type and `#[tool]` on its tool methods"
+)]
+pub trait Toolbox: Send + Sync + 'static {
+    /// The tools, each sharing this value.
+    fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>>;
+}
+
+impl<T: Tool> Toolbox for T {
+    fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>> {
+        vec![self]
+    }
+}
+
+/// What the model is told about a tool.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolDefinition {
+    /// The name the model calls the tool by (`^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// What the tool does, from the function's doc comment.
+    pub description: String,
+    /// The JSON Schema of the arguments; its root is always an object.
+    pub parameters: serde_json::Value,
+    /// Hints about the tool's behavior.
+    #[serde(default)]
+    pub annotations: ToolAnnotations,
+}
+
+/// Hints about a tool's behavior, as in the MCP tool annotations. All `false` by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ToolAnnotations {
+    /// The tool does not change anything.
+    #[serde(default)]
+    pub read_only: bool,
+    /// The tool may destroy or overwrite data.
+    #[serde(default)]
+    pub destructive: bool,
+    /// Calling the tool again with the same arguments has no further effect.
+    #[serde(default)]
+    pub idempotent: bool,
+    /// The tool reaches outside the system (the web, email, third-party APIs).
+    #[serde(default)]
+    pub open_world: bool,
+}
+
+/// The context of one tool call: its id, the tool's name and the run's cancellation.
+///
+/// A tool receives it by declaring a parameter of type `&ToolContext` or `ToolContext`; that
+/// parameter is not part of the schema.
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    call_id: Arc<str>,
+    tool_name: Arc<str>,
+    cancellation: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context for the call `call_id` of the tool `tool_name`, with its own cancellation token.
+    pub fn new(call_id: impl Into<Arc<str>>, tool_name: impl Into<Arc<str>>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            tool_name: tool_name.into(),
+            cancellation: CancellationToken::new(),
+        }
+    }
+
+    /// Replaces the cancellation token, e.g. with a child of the run's token.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// The id the model gave this call.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The name of the tool being called.
+    pub fn tool_name(&self) -> &str {
+        &self.tool_name
+    }
+
+    /// Cancelled when the call is abandoned: the run was cancelled or the call timed out.
+    ///
+    /// Long-running tools can watch it to stop early and clean up.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("tool_name", &self.tool_name)
+            .field("cancelled", &self.cancellation.is_cancelled())
+            .finish()
+    }
+}
