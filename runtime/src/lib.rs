@@ -90,16 +90,30 @@
 #![forbid(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
+mod agent;
 mod error;
+mod model;
 pub mod render;
 mod schema;
 mod secret;
 mod tool;
+mod trajectory;
 
 pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, ToolError};
 pub use schema::ParametersSchema;
 pub use secret::Secret;
 pub use tool::{Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
+
+pub use agent::{
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, PrerequisiteNotMet,
+    RunOptions, StopReason, ToolFailure, ToolFailureMode, ToolFailureOptions, ToolPanicked,
+    ToolTimedOut, UnknownTool, kinds,
+};
+pub use model::{
+    Message, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, ToolCall, ToolResult,
+    Usage,
+};
+pub use trajectory::{ReplayModel, Trajectory};
 
 pub use reticent_macros::{Disclose, tool, tools};
 

@@ -15,16 +15,27 @@ pub const MAX_MESSAGE_LEN: usize = 500;
 /// The longest tool name (in bytes) echoed back to the model.
 pub const MAX_NAME_LEN: usize = 64;
 
-/// `s`, cut at a character boundary to at most `max` bytes, with `…` marking a cut.
+/// `s`, cut to at most `max` bytes (cut marker included) by dropping its middle at character
+/// boundaries; the marker says how many bytes were dropped.
+///
+/// The middle goes, not the end: a decoding error reads `invalid type: string "..", expected
+/// u32`, and what was expected is at its end, past the echoed value. `max` is assumed to be
+/// larger than the marker (about 30 bytes).
 pub(crate) fn bounded(s: &str, max: usize) -> Cow<'_, str> {
     if s.len() <= max {
         return Cow::Borrowed(s);
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    Cow::Owned(format!("{}… ({} bytes cut)", &s[..end], s.len() - end))
+    let marker = |cut: usize| format!("… ({cut} bytes cut) …");
+    // The marker is longest when everything is cut.
+    let keep = max.saturating_sub(marker(s.len()).len());
+    let head_end = s.floor_char_boundary(keep * 2 / 3);
+    let tail_start = s.ceil_char_boundary(s.len() - (keep - head_end));
+    Cow::Owned(format!(
+        "{}{}{}",
+        &s[..head_end],
+        marker(tail_start - head_end),
+        &s[tail_start..]
+    ))
 }
 
 /// The model-visible text of a tool error; see [`ToolError::model_text`].
@@ -44,6 +55,75 @@ pub(crate) fn tool_error(tool: &str, error: &ToolError, include_error_message: b
             text
         }
     }
+}
+
+/// A call stopped when its time ran out. The limit is the caller's configuration, not runtime
+/// data.
+pub(crate) fn timeout(tool: &str, limit: Duration) -> String {
+    format!(
+        "Tool '{}' timed out after {} and was stopped; whether it took effect is unknown",
+        bounded(tool, MAX_NAME_LEN),
+        format_duration(limit)
+    )
+}
+
+/// A tool that panicked. The payload goes to the caller only.
+pub(crate) fn panic(tool: &str) -> String {
+    format!("Tool '{}' failed with panic", bounded(tool, MAX_NAME_LEN))
+}
+
+/// A call of a tool that does not exist, listing the ones that do.
+pub(crate) fn unknown_tool(tool: &str, available: &[&str]) -> String {
+    let tool = bounded(tool, MAX_NAME_LEN);
+    if available.is_empty() {
+        format!("Unknown tool '{tool}': no tools are available")
+    } else {
+        format!(
+            "Unknown tool '{tool}'. Available tools: {}",
+            available.join(", ")
+        )
+    }
+}
+
+/// A call refused because its prerequisite has not succeeded in this run.
+pub(crate) fn prerequisite(tool: &str, missing: &[&str]) -> String {
+    let list = missing
+        .iter()
+        .map(|t| format!("'{t}'"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    format!(
+        "Tool '{tool}' was refused: it requires a successful call of {list} earlier in this conversation"
+    )
+}
+
+/// A call that repeats an earlier failed call exactly, and failed the same way.
+pub(crate) fn failed_again(tool: &str, earlier_call_id: &str) -> String {
+    format!(
+        "Tool '{}' failed again the same way as call '{}' with the same arguments",
+        bounded(tool, MAX_NAME_LEN),
+        bounded(earlier_call_id, MAX_NAME_LEN)
+    )
+}
+
+/// The arguments were text that is not JSON.
+pub(crate) fn invalid_json(error: &serde_json::Error) -> String {
+    format!("the arguments are not valid JSON ({error}); send a JSON object")
+}
+
+/// The note for the last turn after too many failures in a row.
+pub(crate) fn tools_disabled(failures: u32) -> String {
+    format!(
+        "Tools are now disabled for this conversation after {failures} tool calls in a row failed. \
+         Do not call tools. Tell the user plainly which step failed and that it could not be completed."
+    )
+}
+
+/// The note for the last turn when the turn limit is reached.
+pub(crate) fn turn_limit() -> String {
+    "This conversation has reached its limit of turns and tools are now disabled. \
+     Do not call tools. Tell the user what was done and what is still unfinished."
+        .to_owned()
 }
 
 /// A duration as a person writes it: `150ms`, `30s`, `2m`, `1h30m`, `1.5s`.
@@ -79,8 +159,20 @@ pub fn format_duration(d: Duration) -> String {
 /// The module path and generic arguments are dropped (`app::pay::GatewayError<T>` →
 /// `GatewayError`); a type literally named `Error` keeps its nearest parent module that is
 /// not itself called `error` (`std::io::error::Error` → `io::Error`,
-/// `reqwest::error::Error` → `reqwest::Error`).
+/// `reqwest::error::Error` → `reqwest::Error`). `Box<E>` and `Arc<E>` are named after `E`,
+/// and a trait object after its trait (`Error`).
 pub(crate) fn short_type_name(full: &'static str) -> Cow<'static, str> {
+    // The model is told about the error, not the pointer it is kept in.
+    let mut full = full;
+    while let Some(inner) = ["alloc::boxed::Box<", "alloc::sync::Arc<"]
+        .iter()
+        .find_map(|pointer| full.strip_prefix(pointer)?.strip_suffix('>'))
+    {
+        full = inner;
+    }
+    if full.starts_with("dyn ") {
+        return Cow::Borrowed("Error");
+    }
     let path = full.split('<').next().unwrap_or(full);
     let mut segments = path.rsplit("::");
     let name = segments.next().unwrap_or(path);
@@ -109,15 +201,35 @@ mod tests {
         assert_eq!(short_type_name("core::fmt::Error"), "fmt::Error");
         assert_eq!(short_type_name("Error"), "Error");
         assert_eq!(short_type_name("Plain"), "Plain");
+        assert_eq!(
+            short_type_name("alloc::boxed::Box<app::pay::GatewayError>"),
+            "GatewayError"
+        );
+        assert_eq!(
+            short_type_name("alloc::sync::Arc<alloc::boxed::Box<std::io::error::Error>>"),
+            "io::Error"
+        );
+        assert_eq!(
+            short_type_name("alloc::sync::Arc<dyn core::error::Error + core::marker::Send>"),
+            "Error"
+        );
     }
 
     #[test]
-    fn bounded_cuts_on_char_boundary() {
+    fn bounded_cuts_the_middle_on_char_boundaries() {
         assert_eq!(bounded("short", 10), "short");
-        let long = "é".repeat(10);
-        let cut = bounded(&long, 5);
-        assert!(cut.starts_with("éé…"), "{cut}");
-        assert!(cut.ends_with("(16 bytes cut)"), "{cut}");
+        let long = format!("{}, expected u32", "é".repeat(100));
+        let cut = bounded(&long, 80);
+        assert!(cut.len() <= 80, "{cut}");
+        assert!(cut.starts_with("éé"), "{cut}");
+        assert!(cut.ends_with("é, expected u32"), "{cut}");
+        let (head, rest) = cut.split_once("… (").unwrap();
+        let (dropped, tail) = rest.split_once(" bytes cut) …").unwrap();
+        assert_eq!(
+            head.len() + dropped.parse::<usize>().unwrap() + tail.len(),
+            long.len()
+        );
+        assert!(head.len() > tail.len(), "{cut}");
     }
 
     #[test]

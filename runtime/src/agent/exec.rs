@@ -1,0 +1,224 @@
+//! Running one tool call: lookup, prerequisites, argument text, timeout, panics, telemetry.
+
+use std::collections::HashSet;
+use std::error::Error as StdError;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use super::Inner;
+use super::failure::{PrerequisiteNotMet, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
+use crate::error::{ArgumentError, ToolError};
+use crate::model::ToolCall;
+use crate::render;
+use crate::tool::ToolContext;
+
+/// How one call ended.
+pub(crate) enum Outcome {
+    Success {
+        content: String,
+    },
+    Failure {
+        kind: String,
+        error: Arc<dyn StdError + Send + Sync>,
+        timed_out: bool,
+        /// The full model-visible text, before repeats are collapsed.
+        text: String,
+    },
+}
+
+pub(crate) struct Executed {
+    pub(crate) outcome: Outcome,
+    pub(crate) elapsed: Duration,
+}
+
+fn failure(kind: &str, error: impl StdError + Send + Sync + 'static, text: String) -> Outcome {
+    Outcome::Failure {
+        kind: kind.to_owned(),
+        error: Arc::new(error),
+        timed_out: false,
+        text,
+    }
+}
+
+/// Runs `call`; never panics, never returns early on cancellation (the caller selects on it).
+pub(crate) async fn execute(
+    inner: &Inner,
+    call: &ToolCall,
+    succeeded: &HashSet<String>,
+    run_token: &CancellationToken,
+) -> Executed {
+    let span = tracing::info_span!(
+        "execute_tool",
+        otel.name = format!("execute_tool {}", render::bounded(&call.name, render::MAX_NAME_LEN)),
+        otel.status_code = Empty,
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %render::bounded(&call.name, render::MAX_NAME_LEN),
+        gen_ai.tool.call.id = %call.id,
+        gen_ai.tool.type = "function",
+        gen_ai.tool.call.arguments = Empty,
+        gen_ai.tool.call.result = Empty,
+        error.type = Empty,
+        error.message = Empty,
+        reticent.tool.timed_out = Empty,
+    );
+    if inner.record_content {
+        span.record(
+            "gen_ai.tool.call.arguments",
+            tracing::field::display(&call.arguments),
+        );
+    }
+    let start = Instant::now();
+    let outcome = execute_inner(inner, call, succeeded, run_token)
+        .instrument(span.clone())
+        .await;
+    let elapsed = start.elapsed();
+    match &outcome {
+        Outcome::Success { content } => {
+            if inner.record_content {
+                span.record("gen_ai.tool.call.result", content.as_str());
+            }
+        }
+        Outcome::Failure {
+            kind,
+            error,
+            timed_out,
+            ..
+        } => {
+            span.record("otel.status_code", "ERROR");
+            span.record("error.type", kind.as_str());
+            span.record("error.message", tracing::field::display(error));
+            span.record("reticent.tool.timed_out", *timed_out);
+        }
+    }
+    Executed { outcome, elapsed }
+}
+
+async fn execute_inner(
+    inner: &Inner,
+    call: &ToolCall,
+    succeeded: &HashSet<String>,
+    run_token: &CancellationToken,
+) -> Outcome {
+    let Some(&index) = inner.index.get(&call.name) else {
+        let available: Vec<&str> = inner.definitions.iter().map(|d| d.name.as_str()).collect();
+        return failure(
+            kinds::UNKNOWN_TOOL,
+            UnknownTool {
+                name: call.name.clone(),
+            },
+            render::unknown_tool(&call.name, &available),
+        );
+    };
+    let tool = &inner.tools[index];
+
+    if let Some(required) = inner.requirements.get(&call.name) {
+        let missing: Vec<&str> = required
+            .iter()
+            .filter(|r| !succeeded.contains(*r))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return failure(
+                kinds::PREREQUISITE,
+                PrerequisiteNotMet {
+                    tool: call.name.clone(),
+                    prerequisite: missing.join(", "),
+                },
+                render::prerequisite(&call.name, &missing),
+            );
+        }
+    }
+
+    let arguments = match &call.arguments {
+        // A provider hands over the raw text when it is not JSON it could parse.
+        serde_json::Value::String(text) => match serde_json::from_str(text) {
+            Ok(value) => value,
+            Err(error) => {
+                return tool_error(
+                    inner,
+                    &call.name,
+                    ArgumentError::new(render::invalid_json(&error)).into(),
+                );
+            }
+        },
+        value => value.clone(),
+    };
+
+    let token = run_token.child_token();
+    let cx =
+        ToolContext::new(call.id.as_str(), call.name.as_str()).with_cancellation(token.clone());
+    let limit = match (inner.failure_options.timeout, tool.timeout()) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+
+    let future = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(arguments, cx))) {
+        Ok(future) => AssertUnwindSafe(future).catch_unwind(),
+        Err(payload) => return panicked(&call.name, payload),
+    };
+    let result = match limit {
+        Some(limit) => match tokio::time::timeout(limit, future).await {
+            Ok(result) => result,
+            Err(_) => {
+                token.cancel();
+                return Outcome::Failure {
+                    kind: kinds::TIMEOUT.to_owned(),
+                    error: Arc::new(ToolTimedOut {
+                        tool: call.name.clone(),
+                        limit,
+                    }),
+                    timed_out: true,
+                    text: render::timeout(&call.name, limit),
+                };
+            }
+        },
+        None => future.await,
+    };
+    match result {
+        Ok(Ok(value)) => Outcome::Success {
+            content: match value {
+                serde_json::Value::String(text) => text,
+                other => other.to_string(),
+            },
+        },
+        Ok(Err(error)) => tool_error(inner, &call.name, error),
+        Err(payload) => panicked(&call.name, payload),
+    }
+}
+
+fn tool_error(inner: &Inner, tool: &str, error: ToolError) -> Outcome {
+    let text = error.model_text(tool, inner.failure_options.include_error_message);
+    let kind = error.kind().to_owned();
+    let error: Arc<dyn StdError + Send + Sync> = match error {
+        ToolError::Argument(error) => Arc::new(error),
+        ToolError::Failed(failure) => failure.into_error(),
+    };
+    Outcome::Failure {
+        kind,
+        error,
+        timed_out: false,
+        text,
+    }
+}
+
+fn panicked(tool: &str, payload: Box<dyn std::any::Any + Send>) -> Outcome {
+    let payload = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".to_owned());
+    failure(
+        kinds::PANIC,
+        ToolPanicked {
+            tool: tool.to_owned(),
+            payload,
+        },
+        render::panic(tool),
+    )
+}

@@ -1,0 +1,349 @@
+//! The loop itself.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::channel::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use super::exec::{Executed, Outcome, execute};
+use super::{
+    AgentError, AgentEvent, AgentResult, Inner, RunOptions, StopReason, ToolFailure,
+    ToolFailureMode,
+};
+use crate::model::{Message, ModelRequest, ModelResponse, ToolResult, Usage};
+use crate::render;
+use crate::trajectory::{Trajectory, TrajectoryTurn};
+
+/// The state of one run.
+struct Run {
+    inner: Arc<Inner>,
+    events: Option<UnboundedSender<AgentEvent>>,
+    token: CancellationToken,
+    /// The request of the next turn; its `messages` are the transcript.
+    request: ModelRequest,
+    turns: Vec<TrajectoryTurn>,
+    failures: Vec<ToolFailure>,
+    usage: Usage,
+    /// Tools that succeeded in this run, for prerequisites.
+    succeeded: HashSet<String>,
+    /// (tool, arguments) of failed calls → (full text, call id), to collapse exact repeats.
+    failed_calls: HashMap<(String, String), (String, String)>,
+    consecutive_failures: u32,
+}
+
+pub(crate) async fn run(
+    inner: Arc<Inner>,
+    input: String,
+    options: RunOptions,
+    events: Option<UnboundedSender<AgentEvent>>,
+) -> Result<AgentResult, AgentError> {
+    let span = tracing::info_span!(
+        "invoke_agent",
+        otel.name = "invoke_agent",
+        otel.status_code = Empty,
+        gen_ai.operation.name = "invoke_agent",
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        error.type = Empty,
+        reticent.turns = Empty,
+        reticent.tool_failures = Empty,
+        reticent.stop_reason = Empty,
+    );
+    let mut messages = options.history;
+    messages.push(Message::User { text: input });
+    let run = Run {
+        request: ModelRequest {
+            system: inner.system.clone(),
+            messages,
+            tools: inner.definitions.clone(),
+        },
+        inner,
+        events,
+        token: options.cancellation.unwrap_or_default(),
+        turns: Vec::new(),
+        failures: Vec::new(),
+        usage: Usage::default(),
+        succeeded: HashSet::new(),
+        failed_calls: HashMap::new(),
+        consecutive_failures: 0,
+    };
+    let result = run.drive().instrument(span.clone()).await;
+    let (usage, turns, failures) = match &result {
+        Ok(r) => (r.usage, r.turns, r.tool_failures.len()),
+        Err(e) => {
+            let p = e.partial();
+            (p.usage, p.turns, p.tool_failures.len())
+        }
+    };
+    span.record("gen_ai.usage.input_tokens", usage.input_tokens);
+    span.record("gen_ai.usage.output_tokens", usage.output_tokens);
+    span.record("reticent.turns", turns);
+    span.record("reticent.tool_failures", failures);
+    match &result {
+        Ok(r) => {
+            span.record("reticent.stop_reason", tracing::field::debug(r.stop_reason));
+        }
+        Err(error) => {
+            span.record("otel.status_code", "ERROR");
+            let kind = match error {
+                AgentError::Cancelled { .. } => "cancelled",
+                AgentError::ToolFailed { .. } => "tool_failed",
+                AgentError::Model { .. } => "model",
+            };
+            span.record("error.type", kind);
+        }
+    }
+    result
+}
+
+impl Run {
+    fn emit(&self, event: AgentEvent) {
+        if let Some(events) = &self.events {
+            let _ = events.unbounded_send(event);
+        }
+    }
+
+    async fn drive(mut self) -> Result<AgentResult, AgentError> {
+        let max_turns = self.inner.max_turns;
+        let mut last_turn: Option<StopReason> = None;
+        loop {
+            if self.token.is_cancelled() {
+                return Err(AgentError::Cancelled {
+                    partial: Box::new(self.into_result(StopReason::Completed, None)),
+                });
+            }
+            let turn = self.turn_count() + 1;
+            if last_turn.is_none() && turn > 1 {
+                if self.consecutive_failures >= self.inner.max_consecutive_failures {
+                    last_turn = Some(StopReason::FailureLimit);
+                    self.request
+                        .messages
+                        .push(Message::user(render::tools_disabled(
+                            self.consecutive_failures,
+                        )));
+                } else if turn >= max_turns {
+                    last_turn = Some(StopReason::TurnLimit);
+                    self.request
+                        .messages
+                        .push(Message::user(render::turn_limit()));
+                }
+                if last_turn.is_some() {
+                    self.request.tools.clear();
+                }
+            }
+
+            let response = match self.complete(turn).await {
+                Ok(response) => response,
+                Err(error) => return Err(error),
+            };
+            self.request.messages.push(Message::Assistant {
+                text: response.text.clone(),
+                tool_calls: response.tool_calls.clone(),
+            });
+            let text = response.text.clone();
+            let calls = response.tool_calls.clone();
+            self.emit(AgentEvent::ModelResponded { turn, response });
+
+            if let Some(reason) = last_turn {
+                return Ok(self.into_result(reason, text));
+            }
+            if calls.is_empty() {
+                return Ok(self.into_result(StopReason::Completed, text));
+            }
+            if turn >= max_turns {
+                return Ok(self.into_result(StopReason::TurnLimit, text));
+            }
+            self.run_tools(calls).await?;
+        }
+    }
+
+    fn turn_count(&self) -> u32 {
+        u32::try_from(self.turns.len()).unwrap_or(u32::MAX)
+    }
+
+    /// One model call, cancellable, on a `chat` span.
+    async fn complete(&mut self, turn: u32) -> Result<ModelResponse, AgentError> {
+        let span = tracing::info_span!(
+            "chat",
+            otel.name = "chat",
+            otel.status_code = Empty,
+            gen_ai.operation.name = "chat",
+            gen_ai.usage.input_tokens = Empty,
+            gen_ai.usage.output_tokens = Empty,
+            error.type = Empty,
+            reticent.turn = turn,
+        );
+        let model = Arc::clone(&self.inner.model);
+        let result = tokio::select! {
+            biased;
+            () = self.token.cancelled() => None,
+            result = model.complete(&self.request).instrument(span.clone()) => Some(result),
+        };
+        match result {
+            None => Err(AgentError::Cancelled {
+                partial: Box::new(self.snapshot(StopReason::Completed, None)),
+            }),
+            Some(Err(error)) => {
+                span.record("otel.status_code", "ERROR");
+                span.record("error.type", "model");
+                Err(AgentError::Model {
+                    error,
+                    partial: Box::new(self.snapshot(StopReason::Completed, None)),
+                })
+            }
+            Some(Ok(response)) => {
+                span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
+                span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+                self.usage += response.usage;
+                self.turns.push(TrajectoryTurn {
+                    messages: self.request.messages.len(),
+                    tools_offered: !self.request.tools.is_empty(),
+                    response: response.clone(),
+                });
+                Ok(response)
+            }
+        }
+    }
+
+    /// Runs the calls of one turn concurrently and appends their results in call order.
+    async fn run_tools(&mut self, calls: Vec<crate::model::ToolCall>) -> Result<(), AgentError> {
+        let executed = {
+            let inner = &*self.inner;
+            let succeeded = &self.succeeded;
+            let token = &self.token;
+            for call in &calls {
+                if let Some(events) = &self.events {
+                    let _ = events.unbounded_send(AgentEvent::ToolStarted { call: call.clone() });
+                }
+            }
+            let mut pending = Vec::with_capacity(calls.len());
+            for call in &calls {
+                pending.push(execute(inner, call, succeeded, token));
+            }
+            let mut stream = futures::stream::iter(pending).buffered(inner.max_parallel_tools);
+            let mut executed: Vec<Executed> = Vec::with_capacity(calls.len());
+            loop {
+                tokio::select! {
+                    biased;
+                    () = token.cancelled() => break None,
+                    next = stream.next() => match next {
+                        Some(done) => executed.push(done),
+                        None => break Some(executed),
+                    },
+                }
+            }
+        };
+        let Some(executed) = executed else {
+            return Err(AgentError::Cancelled {
+                partial: Box::new(self.snapshot(StopReason::Completed, None)),
+            });
+        };
+
+        let collapse = self.inner.failure_options.collapse_repeats;
+        for (call, Executed { outcome, elapsed }) in calls.into_iter().zip(executed) {
+            match outcome {
+                Outcome::Success { content } => {
+                    self.consecutive_failures = 0;
+                    self.succeeded.insert(call.name.clone());
+                    self.emit(AgentEvent::ToolSucceeded {
+                        tool: call.name.clone(),
+                        call_id: call.id.clone(),
+                        output: content.clone(),
+                        elapsed,
+                    });
+                    self.request.messages.push(Message::Tool(ToolResult {
+                        call_id: call.id,
+                        name: call.name,
+                        content,
+                        is_error: false,
+                    }));
+                }
+                Outcome::Failure {
+                    kind,
+                    error,
+                    timed_out,
+                    text,
+                } => {
+                    self.consecutive_failures += 1;
+                    let key = (call.name.clone(), call.arguments.to_string());
+                    let shown = match self.failed_calls.get(&key) {
+                        Some((earlier_text, earlier_id)) if collapse && *earlier_text == text => {
+                            render::failed_again(&call.name, earlier_id)
+                        }
+                        _ => {
+                            self.failed_calls
+                                .insert(key, (text.clone(), call.id.clone()));
+                            text
+                        }
+                    };
+                    let failure = ToolFailure {
+                        tool: call.name.clone(),
+                        call_id: call.id.clone(),
+                        arguments: call.arguments,
+                        kind,
+                        error,
+                        timed_out,
+                        elapsed,
+                        shown_to_model: shown.clone(),
+                    };
+                    self.failures.push(failure.clone());
+                    self.emit(AgentEvent::ToolFailed(failure.clone()));
+                    if self.inner.failure_mode == ToolFailureMode::Propagate {
+                        return Err(AgentError::ToolFailed {
+                            failure,
+                            partial: Box::new(self.snapshot(StopReason::Completed, None)),
+                        });
+                    }
+                    self.request.messages.push(Message::Tool(ToolResult {
+                        call_id: call.id,
+                        name: call.name,
+                        content: shown,
+                        is_error: true,
+                    }));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The result so far, leaving the run as it is.
+    fn snapshot(&self, stop_reason: StopReason, output: Option<String>) -> AgentResult {
+        AgentResult {
+            output: output.unwrap_or_default(),
+            messages: self.request.messages.clone(),
+            tool_failures: self.failures.clone(),
+            usage: self.usage,
+            turns: self.turn_count(),
+            stop_reason,
+            trajectory: Trajectory::new(
+                self.request.system.clone(),
+                self.inner.definitions.clone(),
+                self.request.messages.clone(),
+                self.turns.clone(),
+            ),
+        }
+    }
+
+    fn into_result(self, stop_reason: StopReason, output: Option<String>) -> AgentResult {
+        let turns = self.turn_count();
+        let trajectory = Trajectory::new(
+            self.request.system,
+            self.inner.definitions.clone(),
+            self.request.messages.clone(),
+            self.turns,
+        );
+        AgentResult {
+            output: output.unwrap_or_default(),
+            messages: self.request.messages,
+            tool_failures: self.failures,
+            usage: self.usage,
+            turns,
+            stop_reason,
+            trajectory,
+        }
+    }
+}
