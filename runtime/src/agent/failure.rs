@@ -34,13 +34,19 @@ pub struct ToolFailure {
 }
 
 impl ToolFailure {
-    /// The full error's message, with its sources, for logs the caller controls.
+    /// The full error's message followed by its sources' (a source that only repeats the
+    /// message before it is skipped), for logs the caller controls.
     pub fn error_chain(&self) -> String {
-        let mut text = self.error.to_string();
+        let mut last = self.error.to_string();
+        let mut text = last.clone();
         let mut source = self.error.source();
         while let Some(error) = source {
-            text.push_str(": ");
-            text.push_str(&error.to_string());
+            let message = error.to_string();
+            if message != last {
+                text.push_str(": ");
+                text.push_str(&message);
+            }
+            last = message;
             source = error.source();
         }
         text

@@ -1,0 +1,75 @@
+//! The support-desk example, run as a test: the model side shows type names only, the caller
+//! side has the full errors, and the gateway's connection string never reaches the model.
+
+#[allow(dead_code)]
+#[path = "../examples/support_desk.rs"]
+mod support_desk;
+
+use std::sync::Arc;
+
+use reticent::{ScriptedModel, StopReason};
+use support_desk::{
+    GATEWAY_DSN, SupportDesk, USER_REQUEST, agent, caller_side, model_side, report, script,
+};
+
+#[tokio::test]
+async fn the_model_sees_less_than_the_caller() {
+    let model = ScriptedModel::new(script());
+    let result = agent(model.clone(), Arc::new(SupportDesk::new()))
+        .run(USER_REQUEST)
+        .await
+        .expect("the scripted run completes");
+    assert_eq!(result.stop_reason, StopReason::Completed);
+    assert_eq!(model.remaining(), 0, "the whole script was used");
+
+    let model_text = model_side(&result);
+    let caller_text = caller_side(&result);
+    let printed = report(&result);
+
+    // The four failures the demo exists to show, as the model saw them.
+    for line in [
+        "Invalid arguments for tool 'lookup_order': no order \"1042\"; order ids look like ORD-1042",
+        "Tool 'ship_order' was refused: it requires a successful call of 'charge_card' earlier in this conversation",
+        "Tool 'charge_card' failed with GatewayError",
+        "Tool 'estimate_delivery' timed out after 1s and was stopped; whether it took effect is unknown",
+    ] {
+        assert!(
+            model_text.contains(line),
+            "model side lacks {line:?}:\n{model_text}"
+        );
+        assert!(
+            caller_text.contains(line),
+            "caller side lacks what the model saw {line:?}"
+        );
+    }
+    // The model never saw the connection string ...
+    assert!(!model_text.contains("hunter2"), "{model_text}");
+    for request in model.requests() {
+        let sent = serde_json::to_string(&request).unwrap();
+        assert!(
+            !sent.contains("hunter2"),
+            "a model request holds the secret: {sent}"
+        );
+    }
+    let trajectory = serde_json::to_string(&result.trajectory).unwrap();
+    assert!(!trajectory.contains("hunter2"));
+    // ... while the caller has it, in the record and in what the example prints.
+    assert!(caller_text.contains(GATEWAY_DSN), "{caller_text}");
+    assert!(printed.contains(GATEWAY_DSN));
+    let gateway = result
+        .tool_failures
+        .iter()
+        .find(|f| f.tool == "charge_card")
+        .expect("the charge failed");
+    assert_eq!(gateway.kind, "GatewayError");
+    assert!(gateway.error.to_string().contains(GATEWAY_DSN));
+
+    let timed_out: Vec<_> = result
+        .tool_failures
+        .iter()
+        .filter(|f| f.timed_out)
+        .collect();
+    assert_eq!(timed_out.len(), 1);
+    assert_eq!(timed_out[0].tool, "estimate_delivery");
+    assert_eq!(result.tool_failures.len(), 4);
+}
