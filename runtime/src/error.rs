@@ -278,6 +278,21 @@ pub trait Disclose: StdError + Send + Sync + 'static {
     fn disclosure(&self) -> Disclosure;
 }
 
+/// A boxed error is disclosed as the error it holds (`Result<T, Box<OrderError>>`, as
+/// `clippy::result_large_err` suggests, keeps its argument variants and kinds).
+impl<E: Disclose> Disclose for Box<E> {
+    fn disclosure(&self) -> Disclosure {
+        (**self).disclosure()
+    }
+}
+
+/// A shared error is disclosed as the error it holds.
+impl<E: Disclose> Disclose for Arc<E> {
+    fn disclosure(&self) -> Disclosure {
+        (**self).disclosure()
+    }
+}
+
 /// How an error is shown to the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
