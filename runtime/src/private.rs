@@ -49,10 +49,11 @@ impl<T: DeserializeOwned + JsonSchema> ToolParam for T {
             None => Value::Null,
         };
         T::deserialize(value).map_err(|e| {
-            ArgumentError::new(format!(
-                "argument `{name}`: {}",
-                bounded(&e.to_string(), crate::render::MAX_MESSAGE_LEN)
-            ))
+            let prefix = format!("argument `{name}`: ");
+            // Cut here, once, to what fits the model's message with the prefix: `bounded`
+            // keeps the end of serde's message (what was expected).
+            let budget = crate::render::MAX_MESSAGE_LEN.saturating_sub(prefix.len());
+            ArgumentError::new(prefix + &bounded(&e.to_string(), budget))
         })
     }
 
@@ -336,11 +337,16 @@ mod tests {
         v
     }
 
+    /// `{"a": value}`, built without `json!`, which serializes `value` recursively.
+    fn object(value: Value) -> Value {
+        Value::Object(Map::from_iter([("a".to_owned(), value)]))
+    }
+
     #[test]
     fn depth_limit() {
-        assert!(arguments(json!({ "a": nested(MAX_DEPTH - 1) })).is_ok());
-        assert!(arguments(json!({ "a": nested(MAX_DEPTH) })).is_err());
-        let err = arguments(json!({ "a": nested(5000) })).unwrap_err();
+        assert!(arguments(object(nested(MAX_DEPTH - 1))).is_ok());
+        assert!(arguments(object(nested(MAX_DEPTH))).is_err());
+        let err = arguments(object(nested(5000))).unwrap_err();
         assert!(err.model_text("t", false).contains("nested deeper"));
     }
 
