@@ -34,19 +34,17 @@ pub struct ToolFailure {
 }
 
 impl ToolFailure {
-    /// The full error's message followed by its sources' (a source that only repeats the
-    /// message before it is skipped), for logs the caller controls.
+    /// The full error's message followed by its sources' (a source whose message the text
+    /// already ends with is skipped), for logs the caller controls.
     pub fn error_chain(&self) -> String {
-        let mut last = self.error.to_string();
-        let mut text = last.clone();
+        let mut text = self.error.to_string();
         let mut source = self.error.source();
         while let Some(error) = source {
             let message = error.to_string();
-            if message != last {
+            if !text.ends_with(&message) {
                 text.push_str(": ");
                 text.push_str(&message);
             }
-            last = message;
             source = error.source();
         }
         text
