@@ -135,13 +135,33 @@ async fn execute_inner(
         }
     }
 
+    invoke(
+        &**tool,
+        call,
+        run_token,
+        inner.failure_options.timeout,
+        inner.failure_options.include_error_message,
+    )
+    .await
+}
+
+/// Runs one call of `tool`: the argument text, the time limit (the shorter of `limit` and the
+/// tool's own), panics and the cancellation token the tool sees. Shared by the agent loop and
+/// the MCP server, so both apply the same rules.
+pub(crate) async fn invoke(
+    tool: &dyn crate::tool::Tool,
+    call: &ToolCall,
+    run_token: &CancellationToken,
+    limit: Option<Duration>,
+    include_error_message: bool,
+) -> Outcome {
     let arguments = match &call.arguments {
         // A provider hands over the raw text when it is not JSON it could parse.
         serde_json::Value::String(text) => match serde_json::from_str(text) {
             Ok(value) => value,
             Err(error) => {
                 return tool_error(
-                    inner,
+                    include_error_message,
                     &call.name,
                     ArgumentError::new(render::invalid_json(&error)).into(),
                 );
@@ -153,7 +173,7 @@ async fn execute_inner(
     let token = run_token.child_token();
     let cx =
         ToolContext::new(call.id.as_str(), call.name.as_str()).with_cancellation(token.clone());
-    let limit = match (inner.failure_options.timeout, tool.timeout()) {
+    let limit = match (limit, tool.timeout()) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
@@ -187,13 +207,13 @@ async fn execute_inner(
                 other => other.to_string(),
             },
         },
-        Ok(Err(error)) => tool_error(inner, &call.name, error),
+        Ok(Err(error)) => tool_error(include_error_message, &call.name, error),
         Err(payload) => panicked(&call.name, payload),
     }
 }
 
-fn tool_error(inner: &Inner, tool: &str, error: ToolError) -> Outcome {
-    let text = error.model_text(tool, inner.failure_options.include_error_message);
+fn tool_error(include_error_message: bool, tool: &str, error: ToolError) -> Outcome {
+    let text = error.model_text(tool, include_error_message);
     let kind = error.kind().to_owned();
     let error: Arc<dyn StdError + Send + Sync> = match error {
         ToolError::Argument(error) => Arc::new(error),
