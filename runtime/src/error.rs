@@ -295,7 +295,6 @@ impl<E: Disclose> Disclose for Arc<E> {
 
 /// How an error is shown to the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
 pub enum Disclosure {
     /// The model's own mistake: its `Display` is shown in full.
     Argument,

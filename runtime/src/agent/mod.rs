@@ -175,7 +175,6 @@ impl RunOptions {
 
 /// Why a run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
 pub enum StopReason {
     /// The model answered without calling tools.
     Completed,
@@ -206,7 +205,6 @@ pub struct AgentResult {
 }
 
 /// A run that did not finish. Each variant keeps what the run had gathered.
-#[non_exhaustive]
 pub enum AgentError {
     /// The caller cancelled the run.
     Cancelled {
