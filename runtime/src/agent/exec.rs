@@ -4,9 +4,10 @@ use std::collections::HashSet;
 use std::error::Error as StdError;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::FutureExt;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::field::Empty;
@@ -73,6 +74,8 @@ pub(crate) async fn execute(
             tracing::field::display(&call.arguments),
         );
     }
+    // The runtime's clock, the one the timeout runs on: a call stopped at its limit reports
+    // the limit as its elapsed time, also when the clock is paused in tests.
     let start = Instant::now();
     let outcome = execute_inner(inner, call, succeeded, run_token)
         .instrument(span.clone())
