@@ -1,6 +1,6 @@
 //! The loop itself.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -18,6 +18,16 @@ use crate::model::{Message, ModelRequest, ModelResponse, ToolResult, Usage};
 use crate::render;
 use crate::trajectory::{Trajectory, TrajectoryTurn};
 
+/// A failed call, remembered to recognize an exact repeat of it.
+struct FailedCall {
+    tool: String,
+    /// Compared as JSON values: the same arguments in another key order are the same call.
+    arguments: serde_json::Value,
+    /// The full model-visible text of its failure.
+    text: String,
+    call_id: String,
+}
+
 /// The state of one run.
 struct Run {
     inner: Arc<Inner>,
@@ -30,8 +40,8 @@ struct Run {
     usage: Usage,
     /// Tools that succeeded in this run, for prerequisites.
     succeeded: HashSet<String>,
-    /// (tool, arguments) of failed calls → (full text, call id), to collapse exact repeats.
-    failed_calls: HashMap<(String, String), (String, String)>,
+    /// The latest failure of each distinct (tool, arguments), to collapse exact repeats.
+    failed_calls: Vec<FailedCall>,
     consecutive_failures: u32,
 }
 
@@ -68,7 +78,7 @@ pub(crate) async fn run(
         failures: Vec::new(),
         usage: Usage::default(),
         succeeded: HashSet::new(),
-        failed_calls: HashMap::new(),
+        failed_calls: Vec::new(),
         consecutive_failures: 0,
     };
     let result = run.drive().instrument(span.clone()).await;
@@ -269,14 +279,26 @@ impl Run {
                     text,
                 } => {
                     self.consecutive_failures += 1;
-                    let key = (call.name.clone(), call.arguments.to_string());
-                    let shown = match self.failed_calls.get(&key) {
-                        Some((earlier_text, earlier_id)) if collapse && *earlier_text == text => {
-                            render::failed_again(&call.name, earlier_id)
+                    let earlier = self
+                        .failed_calls
+                        .iter_mut()
+                        .find(|f| f.tool == call.name && f.arguments == call.arguments);
+                    let shown = match earlier {
+                        Some(earlier) if collapse && earlier.text == text => {
+                            render::failed_again(&call.name, &earlier.call_id)
                         }
-                        _ => {
-                            self.failed_calls
-                                .insert(key, (text.clone(), call.id.clone()));
+                        Some(earlier) => {
+                            earlier.text.clone_from(&text);
+                            earlier.call_id.clone_from(&call.id);
+                            text
+                        }
+                        None => {
+                            self.failed_calls.push(FailedCall {
+                                tool: call.name.clone(),
+                                arguments: call.arguments.clone(),
+                                text: text.clone(),
+                                call_id: call.id.clone(),
+                            });
                             text
                         }
                     };
