@@ -1,0 +1,488 @@
+//! Repeated failures are terse and bounded: an identical failing call gets a short "failed
+//! again" line, and after `max_consecutive_failures` failed calls in a row the model gets one
+//! last turn without tools. `max_turns` ends a run the same way.
+
+mod agent_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agent_support::{last_tool_result, offered, tool_results};
+use reticent::{
+    Agent, Message, ModelResponse, ScriptedModel, StopReason, ToolCall, ToolFailureOptions,
+};
+use serde_json::json;
+
+const TOOLS_DISABLED_AFTER_3: &str = "Tools are now disabled for this conversation after 3 tool \
+     calls in a row failed. Do not call tools. Tell the user plainly which step failed and that \
+     it could not be completed.";
+
+const TURN_LIMIT: &str = "This conversation has reached its limit of turns and tools are now \
+     disabled. Do not call tools. Tell the user what was done and what is still unfinished.";
+
+#[derive(Debug, thiserror::Error)]
+#[error("gateway returned 503 while charging {0} cents")]
+struct GatewayError(u64);
+
+#[derive(Debug, thiserror::Error, reticent::Disclose)]
+enum PayError {
+    #[error("gateway returned 503")]
+    Gateway,
+    #[error("card declined: insufficient funds")]
+    Declined,
+}
+
+/// A payment service that counts its calls; `charge_card` always fails, `pay` fails first
+/// with a gateway error and then with a declined card.
+#[derive(Default)]
+struct Payments {
+    calls: AtomicUsize,
+}
+
+#[reticent::tools]
+impl Payments {
+    /// Charge the customer's card.
+    #[tool]
+    fn charge_card(&self, amount_cents: u64) -> Result<String, GatewayError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Err(GatewayError(amount_cents))
+    }
+
+    /// Pay an invoice.
+    #[tool]
+    fn pay(&self, invoice: String) -> Result<String, PayError> {
+        let _ = invoice;
+        if self.calls.fetch_add(1, Ordering::SeqCst) == 0 {
+            Err(PayError::Gateway)
+        } else {
+            Err(PayError::Declined)
+        }
+    }
+
+    /// Look up an order.
+    #[tool(read_only)]
+    fn lookup_order(&self, order_id: String) -> String {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        format!("{order_id}: 1 lamp")
+    }
+}
+
+fn charge(id: &str, amount_cents: u64) -> ToolCall {
+    ToolCall::new(id, "charge_card", json!({ "amount_cents": amount_cents }))
+}
+
+fn lookup(id: &str) -> ToolCall {
+    ToolCall::new(id, "lookup_order", json!({"order_id": "ORD-1042"}))
+}
+
+fn one(call: ToolCall) -> ModelResponse {
+    ModelResponse::tool_calls(vec![call])
+}
+
+fn agent(model: &ScriptedModel) -> (Agent, Arc<Payments>) {
+    let payments = Arc::new(Payments::default());
+    let agent = Agent::builder(model.clone())
+        .toolbox(Arc::clone(&payments))
+        .build()
+        .unwrap();
+    (agent, payments)
+}
+
+fn shown(messages: &[Message]) -> Vec<(String, String)> {
+    tool_results(messages)
+        .into_iter()
+        .map(|r| (r.call_id.clone(), r.content.clone()))
+        .collect()
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_identical_failing_call_is_reported_tersely() {
+    let model = ScriptedModel::new(vec![
+        one(charge("c1", 500)),
+        one(charge("c2", 500)),
+        ModelResponse::text("The card could not be charged."),
+    ]);
+    let (agent, _) = agent(&model);
+
+    let result = agent.run("Charge $5").await.unwrap();
+
+    assert_eq!(
+        shown(&result.messages),
+        pairs(&[
+            ("c1", "Tool 'charge_card' failed with GatewayError"),
+            (
+                "c2",
+                "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments"
+            ),
+        ])
+    );
+    // What the model received is the terse line.
+    assert_eq!(
+        last_tool_result(&model.requests()[2]).content,
+        "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments"
+    );
+    // The caller's record is complete for both calls.
+    let second = &result.tool_failures[1];
+    assert_eq!(second.call_id, "c2");
+    assert_eq!(second.kind, "GatewayError");
+    assert_eq!(
+        second.shown_to_model,
+        "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments"
+    );
+    assert_eq!(
+        second.error.to_string(),
+        "gateway returned 503 while charging 500 cents"
+    );
+}
+
+#[tokio::test]
+async fn identical_calls_in_one_turn_are_collapsed_too() {
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_calls(vec![charge("c1", 500), charge("c2", 500)]),
+        ModelResponse::text("no"),
+    ]);
+    let (agent, _) = agent(&model);
+
+    let result = agent.run("Charge $5 twice").await.unwrap();
+
+    assert_eq!(
+        shown(&result.messages),
+        pairs(&[
+            ("c1", "Tool 'charge_card' failed with GatewayError"),
+            (
+                "c2",
+                "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments"
+            ),
+        ])
+    );
+}
+
+#[tokio::test]
+async fn a_call_with_other_arguments_gets_the_full_text() {
+    let model = ScriptedModel::new(vec![
+        one(charge("c1", 500)),
+        one(charge("c2", 400)),
+        ModelResponse::text("no"),
+    ]);
+    let (agent, _) = agent(&model);
+
+    let result = agent.run("Charge").await.unwrap();
+
+    assert_eq!(
+        shown(&result.messages),
+        pairs(&[
+            ("c1", "Tool 'charge_card' failed with GatewayError"),
+            ("c2", "Tool 'charge_card' failed with GatewayError"),
+        ])
+    );
+}
+
+#[tokio::test]
+async fn the_same_arguments_in_another_key_order_are_the_same_call() {
+    let model = ScriptedModel::new(vec![
+        one(ToolCall::new(
+            "c1",
+            "lookup_order",
+            json!({"order_id": "ORD-1", "extra": true}),
+        )),
+        one(ToolCall::new(
+            "c2",
+            "lookup_order",
+            json!({"extra": true, "order_id": "ORD-1"}),
+        )),
+        ModelResponse::text("no"),
+    ]);
+    let (agent, _) = agent(&model);
+
+    let result = agent.run("Look up").await.unwrap();
+
+    let shown = shown(&result.messages);
+    assert!(
+        shown[0].1.starts_with("Invalid arguments for tool 'lookup_order'"),
+        "{shown:?}"
+    );
+    assert_eq!(
+        shown[1].1,
+        "Tool 'lookup_order' failed again the same way as call 'c1' with the same arguments"
+    );
+}
+
+#[tokio::test]
+async fn the_same_call_failing_differently_gets_the_full_text() {
+    let model = ScriptedModel::new(vec![
+        one(ToolCall::new("c1", "pay", json!({"invoice": "INV-7"}))),
+        one(ToolCall::new("c2", "pay", json!({"invoice": "INV-7"}))),
+        one(ToolCall::new("c3", "pay", json!({"invoice": "INV-7"}))),
+        ModelResponse::text("no"),
+    ]);
+    let (agent, _) = agent(&model);
+
+    let result = agent.run("Pay INV-7").await.unwrap();
+
+    assert_eq!(
+        shown(&result.messages),
+        pairs(&[
+            ("c1", "Tool 'pay' failed with PayError::Gateway"),
+            ("c2", "Tool 'pay' failed with PayError::Declined"),
+            (
+                "c3",
+                "Tool 'pay' failed again the same way as call 'c2' with the same arguments"
+            ),
+        ])
+    );
+}
+
+#[tokio::test]
+async fn collapsing_can_be_turned_off() {
+    let model = ScriptedModel::new(vec![
+        one(charge("c1", 500)),
+        one(charge("c2", 500)),
+        ModelResponse::text("no"),
+    ]);
+    let agent = Agent::builder(model)
+        .toolbox(Arc::new(Payments::default()))
+        .failure_options(ToolFailureOptions {
+            collapse_repeats: false,
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+
+    let result = agent.run("Charge").await.unwrap();
+
+    assert_eq!(
+        shown(&result.messages),
+        pairs(&[
+            ("c1", "Tool 'charge_card' failed with GatewayError"),
+            ("c2", "Tool 'charge_card' failed with GatewayError"),
+        ])
+    );
+}
+
+#[tokio::test]
+async fn three_failed_calls_in_a_row_leave_one_last_turn_without_tools() {
+    let model = ScriptedModel::new(vec![
+        one(charge("c1", 500)),
+        one(charge("c2", 400)),
+        one(charge("c3", 300)),
+        ModelResponse::text("The payment step failed; your card was not charged."),
+        ModelResponse::text("never requested"),
+    ]);
+    let (agent, payments) = agent(&model);
+
+    let result = agent.run("Charge").await.unwrap();
+
+    assert_eq!(result.stop_reason, StopReason::FailureLimit);
+    assert_eq!(
+        result.output,
+        "The payment step failed; your card was not charged."
+    );
+    assert_eq!(result.turns, 4);
+    assert_eq!(result.tool_failures.len(), 3);
+    assert_eq!(payments.calls.load(Ordering::SeqCst), 3);
+
+    let requests = model.requests();
+    assert_eq!(requests.len(), 4);
+    for request in &requests[..3] {
+        assert_eq!(
+            offered(request),
+            ["charge_card", "pay", "lookup_order"]
+        );
+    }
+    // The last request offers no tools and ends with the note.
+    assert!(requests[3].tools.is_empty());
+    assert_eq!(
+        requests[3].messages.last(),
+        Some(&Message::user(TOOLS_DISABLED_AFTER_3))
+    );
+    // The transcript holds the note too, and the final answer.
+    let n = result.messages.len();
+    assert_eq!(result.messages[n - 2], Message::user(TOOLS_DISABLED_AFTER_3));
+    assert_eq!(
+        result.messages[n - 1].text(),
+        Some("The payment step failed; your card was not charged.")
+    );
+}
+
+#[tokio::test]
+async fn failed_calls_of_one_turn_count_towards_the_limit() {
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_calls(vec![
+            charge("c1", 500),
+            charge("c2", 400),
+            charge("c3", 300),
+        ]),
+        ModelResponse::text("failed"),
+    ]);
+    let (agent, _) = agent(&model);
+
+    let result = agent.run("Charge").await.unwrap();
+
+    assert_eq!(result.stop_reason, StopReason::FailureLimit);
+    let requests = model.requests();
+    assert!(requests[1].tools.is_empty());
+    assert_eq!(
+        requests[1].messages.last(),
+        Some(&Message::user(TOOLS_DISABLED_AFTER_3))
+    );
+}
+
+#[tokio::test]
+async fn a_success_resets_the_count() {
+    let model = ScriptedModel::new(vec![
+        one(charge("c1", 500)),
+        one(charge("c2", 400)),
+        one(lookup("c3")),
+        one(charge("c4", 300)),
+        one(charge("c5", 200)),
+        ModelResponse::text("Charging keeps failing."),
+    ]);
+    let (agent, _) = agent(&model);
+
+    let result = agent.run("Charge").await.unwrap();
+
+    assert_eq!(result.stop_reason, StopReason::Completed);
+    assert_eq!(result.output, "Charging keeps failing.");
+    assert_eq!(result.tool_failures.len(), 4);
+    assert!(model.requests().iter().all(|r| r.tools.len() == 3));
+}
+
+#[tokio::test]
+async fn max_consecutive_failures_sets_the_limit() {
+    let model = ScriptedModel::new(vec![
+        one(charge("c1", 500)),
+        ModelResponse::text("It failed."),
+    ]);
+    let agent = Agent::builder(model.clone())
+        .toolbox(Arc::new(Payments::default()))
+        .max_consecutive_failures(1)
+        .build()
+        .unwrap();
+
+    let result = agent.run("Charge").await.unwrap();
+
+    assert_eq!(result.stop_reason, StopReason::FailureLimit);
+    let requests = model.requests();
+    assert!(requests[1].tools.is_empty());
+    assert_eq!(
+        requests[1].messages.last(),
+        Some(&Message::user(
+            "Tools are now disabled for this conversation after 1 tool calls in a row failed. \
+             Do not call tools. Tell the user plainly which step failed and that it could not \
+             be completed."
+        ))
+    );
+}
+
+#[tokio::test]
+async fn tool_calls_in_the_last_turn_are_not_run() {
+    let model = ScriptedModel::new(vec![
+        one(charge("c1", 500)),
+        one(charge("c2", 400)),
+        one(charge("c3", 300)),
+        // The model ignores the note.
+        one(lookup("c4")).with_text("Let me look it up."),
+    ]);
+    let (agent, payments) = agent(&model);
+
+    let result = agent.run("Charge").await.unwrap();
+
+    assert_eq!(result.stop_reason, StopReason::FailureLimit);
+    assert_eq!(result.output, "Let me look it up.");
+    assert_eq!(payments.calls.load(Ordering::SeqCst), 3);
+    assert_eq!(tool_results(&result.messages).len(), 3);
+}
+
+#[tokio::test]
+async fn max_turns_leaves_one_last_turn_without_tools() {
+    let model = ScriptedModel::new(vec![
+        one(lookup("c1")),
+        one(lookup("c2")),
+        ModelResponse::text("I found the order but ran out of turns."),
+        ModelResponse::text("never requested"),
+    ]);
+    let agent = Agent::builder(model.clone())
+        .toolbox(Arc::new(Payments::default()))
+        .max_turns(3)
+        .build()
+        .unwrap();
+
+    let result = agent.run("Find it").await.unwrap();
+
+    assert_eq!(result.stop_reason, StopReason::TurnLimit);
+    assert_eq!(result.turns, 3);
+    assert_eq!(result.output, "I found the order but ran out of turns.");
+    assert!(result.tool_failures.is_empty());
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[1].tools.len(), 3);
+    assert!(requests[2].tools.is_empty());
+    assert_eq!(requests[2].messages.last(), Some(&Message::user(TURN_LIMIT)));
+}
+
+#[tokio::test]
+async fn the_failure_limit_comes_before_the_turn_limit() {
+    let model = ScriptedModel::new(vec![
+        one(charge("c1", 500)),
+        one(charge("c2", 400)),
+        ModelResponse::text("failed"),
+    ]);
+    let agent = Agent::builder(model.clone())
+        .toolbox(Arc::new(Payments::default()))
+        .max_consecutive_failures(2)
+        .max_turns(3)
+        .build()
+        .unwrap();
+
+    let result = agent.run("Charge").await.unwrap();
+
+    assert_eq!(result.stop_reason, StopReason::FailureLimit);
+    assert!(
+        model.requests()[2]
+            .messages
+            .last()
+            .and_then(Message::text)
+            .is_some_and(|t| t.starts_with("Tools are now disabled"))
+    );
+}
+
+#[tokio::test]
+async fn the_default_turn_limit_is_sixteen() {
+    let responses = (1..=20).map(|i| one(lookup(&format!("c{i}")))).collect();
+    let model = ScriptedModel::new(responses);
+    let (agent, _) = agent(&model);
+
+    let result = agent.run("Loop").await.unwrap();
+
+    assert_eq!(result.stop_reason, StopReason::TurnLimit);
+    assert_eq!(result.turns, 16);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 16);
+    assert!(requests[..15].iter().all(|r| !r.tools.is_empty()));
+    assert!(requests[15].tools.is_empty());
+}
+
+#[tokio::test]
+async fn zero_limits_are_refused() {
+    let error = Agent::builder(ScriptedModel::default())
+        .max_turns(0)
+        .build()
+        .unwrap_err();
+    assert_eq!(error.to_string(), "`max_turns` must be at least 1");
+
+    let error = Agent::builder(ScriptedModel::default())
+        .max_consecutive_failures(0)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`max_consecutive_failures` must be at least 1"
+    );
+}
