@@ -48,17 +48,75 @@ impl<T: DeserializeOwned + JsonSchema> ToolParam for T {
             }
             None => Value::Null,
         };
-        T::deserialize(value).map_err(|e| {
+        // JSON Schema counts `3.0` as an integer, so the decoder must too: a value that holds
+        // such numbers is decoded again with them written as integers if it fails as sent.
+        let retry = has_integral_float(&value).then(|| value.clone());
+        T::deserialize(value).or_else(|mut e| {
+            if let Some(mut value) = retry {
+                integral_floats_to_integers(&mut value);
+                // Its error, if it fails too, is not about a number it should have accepted.
+                e = match T::deserialize(value) {
+                    Ok(decoded) => return Ok(decoded),
+                    Err(e) => e,
+                };
+            }
             let prefix = format!("argument `{name}`: ");
             // Cut here, once, to what fits the model's message with the prefix: `bounded`
             // keeps the end of serde's message (what was expected).
             let budget = crate::render::MAX_MESSAGE_LEN.saturating_sub(prefix.len());
-            ArgumentError::new(prefix + &bounded(&e.to_string(), budget))
+            Err(ArgumentError::new(
+                prefix + &bounded(&e.to_string(), budget),
+            ))
         })
     }
 
     fn describe(schema: &mut ParametersSchema, name: &str, doc: Option<&str>, required: bool) {
         schema.parameter::<T>(name, doc, required);
+    }
+}
+
+/// `n` as an integer, when it is a float with no fractional part that fits `i64` or `u64`.
+fn integral(n: &serde_json::Number) -> Option<serde_json::Number> {
+    let f = n.as_f64().filter(|_| n.is_f64())?;
+    if f.fract() != 0.0 {
+        return None;
+    }
+    // 2^64 and -2^63, exactly representable; `as` is exact for integral values in range.
+    if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+        Some((f as u64).into())
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+        Some((f as i64).into())
+    } else {
+        None
+    }
+}
+
+fn has_integral_float(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Number(n) if integral(n).is_some() => return true,
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+fn integral_floats_to_integers(value: &mut Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Number(n) => {
+                if let Some(integer) = integral(n) {
+                    *n = integer;
+                }
+            }
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
     }
 }
 
@@ -348,6 +406,41 @@ mod tests {
         assert!(arguments(object(nested(MAX_DEPTH))).is_err());
         let err = arguments(object(nested(5000))).unwrap_err();
         assert!(err.model_text("t", false).contains("nested deeper"));
+    }
+
+    #[test]
+    fn integral_floats() {
+        let float = |f: f64| serde_json::Number::from_f64(f).unwrap();
+        assert_eq!(integral(&float(3.0)), Some(3u64.into()));
+        assert_eq!(integral(&float(-2.0)), Some((-2i64).into()));
+        assert_eq!(integral(&float(-0.0)), Some(0u64.into()));
+        assert_eq!(integral(&float(i64::MIN as f64)), Some(i64::MIN.into()));
+        assert_eq!(integral(&float(0.5)), None);
+        assert_eq!(integral(&float(18_446_744_073_709_551_616.0)), None);
+        assert_eq!(integral(&float(1e300)), None);
+        assert_eq!(integral(&3u64.into()), None);
+    }
+
+    #[test]
+    fn integral_floats_decode_as_integers() {
+        assert_eq!(u32::decode(Some(json!(7.0)), "n", true).unwrap(), 7);
+        assert_eq!(
+            Vec::<i8>::decode(Some(json!([1.0, -2.0])), "n", true).unwrap(),
+            [1, -2]
+        );
+        assert_eq!(f64::decode(Some(json!(7.0)), "n", true).unwrap(), 7.0);
+        assert_eq!(
+            u8::decode(Some(json!(300.0)), "n", true)
+                .unwrap_err()
+                .message(),
+            "argument `n`: invalid value: integer `300`, expected u8"
+        );
+        assert_eq!(
+            u8::decode(Some(json!(1.5)), "n", true)
+                .unwrap_err()
+                .message(),
+            "argument `n`: invalid type: floating point `1.5`, expected u8"
+        );
     }
 
     #[test]
