@@ -251,3 +251,39 @@ impl Model for ReplayModel {
         Box::pin(std::future::ready(result))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::ToolCall;
+
+    #[test]
+    fn floats_survive_a_json_round_trip() {
+        // Values whose shortest decimal text a fast parser reads back one bit off.
+        let call = ToolCall::new(
+            "c1",
+            "nearest_depot",
+            json!({"lat": 985.6906946328695, "lon": 212.91890726713459, "w": 92.42132512813595}),
+        );
+        let trajectory = Trajectory::new(
+            None,
+            Vec::new(),
+            vec![Message::Assistant {
+                text: None,
+                tool_calls: vec![call.clone()],
+            }],
+            vec![TrajectoryTurn {
+                messages: 0,
+                tools_offered: false,
+                response: ModelResponse::tool_calls(vec![call]),
+            }],
+        );
+        let json = serde_json::to_string(&trajectory).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Trajectory>(&json).unwrap(),
+            trajectory
+        );
+    }
+}
