@@ -188,10 +188,15 @@ impl Run {
             reticent.turn = turn,
         );
         let model = Arc::clone(&self.inner.model);
+        // A provider may do work (and open spans) before it returns its future: that belongs
+        // to the `chat` span as much as the future does.
+        let call = span
+            .in_scope(|| model.complete(&self.request))
+            .instrument(span.clone());
         let result = tokio::select! {
             biased;
             () = self.token.cancelled() => None,
-            result = model.complete(&self.request).instrument(span.clone()) => Some(result),
+            result = call => Some(result),
         };
         match result {
             None => Err(AgentError::Cancelled {
