@@ -13,7 +13,9 @@ use tracing::Instrument;
 use tracing::field::Empty;
 
 use super::Inner;
-use super::failure::{PrerequisiteNotMet, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
+use super::failure::{
+    PrerequisiteNotMet, ToolPanicked, ToolTimedOut, UnknownTool, error_chain, kinds,
+};
 use crate::error::{ArgumentError, ToolError};
 use crate::model::ToolCall;
 use crate::render;
@@ -95,7 +97,9 @@ pub(crate) async fn execute(
         } => {
             span.record("otel.status_code", "ERROR");
             span.record("error.type", kind.as_str());
-            span.record("error.message", tracing::field::display(error));
+            // The span is the caller's: the whole message, with the sources that often hold
+            // what went wrong (`could not read the ledger: permission denied: ..`).
+            span.record("error.message", error_chain(&**error));
             span.record("reticent.tool.timed_out", *timed_out);
         }
     }

@@ -37,18 +37,24 @@ impl ToolFailure {
     /// The full error's message followed by its sources' (a source whose message the text
     /// already ends with is skipped), for logs the caller controls.
     pub fn error_chain(&self) -> String {
-        let mut text = self.error.to_string();
-        let mut source = self.error.source();
-        while let Some(error) = source {
-            let message = error.to_string();
-            if !text.ends_with(&message) {
-                text.push_str(": ");
-                text.push_str(&message);
-            }
-            source = error.source();
-        }
-        text
+        error_chain(&*self.error)
     }
+}
+
+/// `error`'s message followed by its sources' (a source whose message the text already ends
+/// with is skipped): what [`ToolFailure::error_chain`] and the `execute_tool` span record.
+pub(crate) fn error_chain(error: &(dyn StdError + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(error) = source {
+        let message = error.to_string();
+        if !text.ends_with(&message) {
+            text.push_str(": ");
+            text.push_str(&message);
+        }
+        source = error.source();
+    }
+    text
 }
 
 /// The kinds the loop assigns to failures it detects itself.
