@@ -67,7 +67,7 @@ impl Config {
         Ok(())
     }
 
-    fn parse_one(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {
+    fn parse_one(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         let Some(key) = meta.path.get_ident().cloned() else {
             let path = &meta.path;
             return Err(meta.error(unknown_option_message(
@@ -76,11 +76,17 @@ impl Config {
         };
         let name = key.to_string();
         match name.as_str() {
-            "name" => Self::set_lit(&mut self.name, &key, &meta),
-            "description" => Self::set_lit(&mut self.description, &key, &meta),
-            "timeout" => Self::set_lit(&mut self.timeout, &key, &meta),
+            "name" => Self::set_lit(&mut self.name, &key, meta),
+            "description" => Self::set_lit(&mut self.description, &key, meta),
+            "timeout" => Self::set_lit(&mut self.timeout, &key, meta),
             flag if FLAGS.contains(&flag) => {
                 let index = FLAGS.iter().position(|f| *f == flag).unwrap_or_default();
+                if meta.input.peek(syn::token::Paren) {
+                    return Err(syn::Error::new_spanned(
+                        &key,
+                        format!("write `{key}` or `{key} = false`"),
+                    ));
+                }
                 let value = if meta.input.peek(syn::Token![=]) {
                     let lit: LitBool = meta.value()?.parse().map_err(|e| {
                         syn::Error::new(
@@ -153,13 +159,29 @@ fn unknown_option_message(got: &str) -> String {
     format!("unknown `#[tool]` option `{got}`; the options are {list}")
 }
 
+/// After a mistake in one option, skips the rest of it (up to the next top-level `,`), so
+/// the options after it are still read and the mistake is reported once.
+pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) {
+    let _ = meta.input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((tt, next)) = rest.token_tree() {
+            if matches!(&tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            rest = next;
+        }
+        Ok(((), rest))
+    });
+}
+
 /// Parses the arguments of `#[tool(..)]`, recording every mistake in `cx`.
 pub(crate) fn parse_tool_options(args: TokenStream, cx: &Ctxt) -> ToolOptions {
     let mut config = Config::default();
     if !args.is_empty() {
         let parser = syn::meta::parser(|meta| {
-            if let Err(e) = config.parse_one(meta) {
+            if let Err(e) = config.parse_one(&meta) {
                 cx.syn_error(e);
+                skip_value(&meta);
             }
             Ok(())
         });
@@ -288,6 +310,10 @@ pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
             }) = &nv.value
         {
             let value = s.value();
+            // A blank `///` line is an empty string: keep it, it separates paragraphs.
+            if value.is_empty() {
+                lines.push(String::new());
+            }
             for line in value.lines() {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
@@ -322,5 +348,25 @@ mod tests {
         assert!(check_tool_name("get weather").is_err());
         assert!(check_tool_name(&"x".repeat(65)).is_err());
         assert!(check_tool_name("").is_err());
+    }
+
+    #[test]
+    fn docs_keep_paragraphs() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// Look up an order.
+            ///
+            ///   Indented.
+            #[doc = ""]
+            fn f() {}
+        };
+        assert_eq!(
+            doc_text(&item.attrs).as_deref(),
+            Some("Look up an order.\n\n  Indented.")
+        );
+        let item: syn::ItemFn = syn::parse_quote! {
+            ///
+            fn f() {}
+        };
+        assert_eq!(doc_text(&item.attrs), None);
     }
 }
