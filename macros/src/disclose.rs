@@ -3,8 +3,10 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Data, DeriveInput, Fields, LitStr};
 
+use crate::attr::skip_value;
 use crate::ctxt::Ctxt;
 
 const OPTIONS: &str = "`argument` or `kind = \"...\"`";
@@ -19,39 +21,17 @@ struct DiscloseAttr {
 fn parse_attrs(attrs: &[Attribute], cx: &Ctxt) -> DiscloseAttr {
     let mut out = DiscloseAttr::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("disclose")) {
+        if let syn::Meta::Path(path) = &attr.meta {
+            cx.error_spanned_by(
+                path,
+                format!("`#[disclose]` needs an option: {OPTIONS}, like `#[disclose(argument)]`"),
+            );
+            continue;
+        }
         let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("argument") {
-                if out.argument.is_some() {
-                    return Err(meta.error("`argument` is set more than once"));
-                }
-                out.argument = Some(meta.path.clone());
-            } else if meta.path.is_ident("kind") {
-                let lit: LitStr = meta.value()?.parse()?;
-                if out.kind.is_some() {
-                    return Err(syn::Error::new_spanned(
-                        &meta.path,
-                        "`kind` is set more than once",
-                    ));
-                }
-                let value = lit.value();
-                if value.trim().is_empty() {
-                    cx.error_spanned_by(
-                        &lit,
-                        "the kind is empty; name the failure, like `kind = \"Unavailable\"`",
-                    );
-                } else if value.len() > 100 || value.contains(['\n', '\r']) {
-                    cx.error_spanned_by(
-                        &lit,
-                        "a kind is a short name on one line, like `kind = \"Unavailable\"`",
-                    );
-                }
-                out.kind = Some(lit);
-            } else {
-                let path = &meta.path;
-                let got = quote!(#path).to_string().replace(' ', "");
-                return Err(meta.error(format!(
-                    "unknown `#[disclose]` option `{got}`; expected {OPTIONS}"
-                )));
+            if let Err(error) = parse_one(&mut out, &meta, cx) {
+                cx.syn_error(error);
+                skip_value(&meta);
             }
             Ok(())
         });
@@ -59,14 +39,61 @@ fn parse_attrs(attrs: &[Attribute], cx: &Ctxt) -> DiscloseAttr {
             cx.syn_error(error);
         }
     }
-    if let (Some(argument), Some(kind)) = (&out.argument, &out.kind) {
-        let _ = argument;
+    if let (Some(_), Some(kind)) = (&out.argument, &out.kind) {
         cx.error_spanned_by(
             kind,
-            "`argument` and `kind` cannot both be set: an argument error shows its message, not a kind",
+            "`argument` and `kind` cannot both be set: an argument error shows its message, not a kind; \
+             keep `argument` if the model caused the error, `kind` if it did not",
         );
     }
     out
+}
+
+fn parse_one(out: &mut DiscloseAttr, meta: &ParseNestedMeta<'_>, cx: &Ctxt) -> syn::Result<()> {
+    if meta.path.is_ident("argument") {
+        if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+            return Err(meta.error("`argument` takes no value: write `#[disclose(argument)]`"));
+        }
+        if out.argument.is_some() {
+            return Err(meta.error("`argument` is set more than once"));
+        }
+        out.argument = Some(meta.path.clone());
+    } else if meta.path.is_ident("kind") {
+        const HELP: &str = "`kind` takes a string literal, like `kind = \"Unavailable\"`";
+        let value = meta
+            .value()
+            .map_err(|_| syn::Error::new_spanned(&meta.path, HELP))?;
+        let lit: LitStr = value
+            .parse()
+            .map_err(|error| syn::Error::new(error.span(), HELP))?;
+        if out.kind.is_some() {
+            return Err(syn::Error::new_spanned(
+                &meta.path,
+                "`kind` is set more than once",
+            ));
+        }
+        let value = lit.value();
+        if value.trim().is_empty() {
+            cx.error_spanned_by(
+                &lit,
+                "the kind is empty; name the failure, like `kind = \"Unavailable\"`",
+            );
+        } else if value.len() > 100 || value.contains(['\n', '\r']) {
+            cx.error_spanned_by(
+                &lit,
+                "a kind is a short name on one line, like `kind = \"Unavailable\"`",
+            );
+        }
+        out.kind = Some(lit);
+    } else {
+        let path = &meta.path;
+        let got = quote!(#path).to_string().replace(' ', "");
+        return Err(syn::Error::new_spanned(
+            path,
+            format!("unknown `#[disclose]` option `{got}`; expected {OPTIONS}"),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a source error in an argument variant: its message would be runtime data from
