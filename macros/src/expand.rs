@@ -1,6 +1,6 @@
 //! Code generation for `#[tool]`.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, ItemFn};
 
@@ -15,55 +15,104 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let _ = cx.check();
-            let error = syn::Error::new(
-                Span::call_site(),
+            cx.syn_error(not_this_item(
+                &input,
                 "`#[tool]` goes on a function; for methods, put `#[reticent::tools]` on the impl block and `#[tool]` on each tool method",
-            );
-            let error = error.to_compile_error();
+            ));
+            let error = cx.check().err().map(|e| e.to_compile_error());
             return quote!(#error #input);
         }
     };
     let param_docs_stripped = strip_param_attrs(&mut item.sig);
     let tool = ToolFn::from_sig(&param_docs_stripped, &item.attrs, options, Place::Free, &cx);
     let checked = cx.check();
-    let struct_ident = format_ident!(
-        "{}",
-        pascal_case(tool.sig.ident.to_string().trim_start_matches("r#")),
-        span = item.sig.ident.span()
+    let fn_name = item.sig.ident.to_string();
+    let fn_name = fn_name.trim_start_matches("r#");
+    let struct_ident = format_ident!("{}", pascal_case(fn_name), span = item.sig.ident.span());
+    let vis = &item.vis;
+    let doc = format!(
+        " The tool [`{name}`](fn@{fn_name}): implements [`reticent::Tool`](::reticent::Tool).",
+        name = tool.name,
     );
+    let tool_struct = quote! {
+        #[doc = #doc]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #struct_ident;
+    };
     match checked {
         Ok(()) => {
-            let vis = &item.vis;
             let fn_ident = &item.sig.ident;
-            let doc = format!(
-                " The tool [`{name}`](fn@{fn_ident}): implements [`reticent::Tool`](::reticent::Tool).",
-                name = tool.name,
-            );
             let body = call_body(&tool, &quote!(#fn_ident));
             let tool_impl = tool_impl(&tool, &quote!(#struct_ident), body);
             quote! {
                 #item
-
-                #[doc = #doc]
-                #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-                #vis struct #struct_ident;
-
+                #tool_struct
                 #tool_impl
             }
         }
-        Err(error) => {
-            // Emit the function and the struct anyway, so uses of either do not cascade.
+        // A `self` parameter means the function is a method in an impl block, where no
+        // struct can be declared: emit the method alone.
+        Err(error) if item.sig.receiver().is_some() => {
             let error = error.to_compile_error();
-            let vis = &item.vis;
+            quote!(#error #item)
+        }
+        Err(error) => {
+            // Emit the function, the struct and a stand-in `Tool` impl anyway, so uses of
+            // either elsewhere do not add errors of their own.
+            let error = error.to_compile_error();
             quote! {
                 #error
                 #item
-                #[allow(dead_code)]
-                #vis struct #struct_ident;
+                #tool_struct
+
+                #[automatically_derived]
+                impl ::reticent::Tool for #struct_ident {
+                    fn definition(&self) -> &::reticent::ToolDefinition {
+                        ::core::unreachable!()
+                    }
+
+                    fn call(
+                        &self,
+                        _: ::reticent::__private::serde_json::Value,
+                        _: ::reticent::ToolContext,
+                    ) -> ::reticent::__private::BoxFuture<
+                        '_,
+                        ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError>,
+                    > {
+                        ::core::unreachable!()
+                    }
+                }
             }
         }
     }
+}
+
+/// The error for a macro put on the wrong kind of item, spanning the item's keyword (`struct`,
+/// `impl`, ...) rather than the attribute.
+pub(crate) fn not_this_item(input: &TokenStream, message: &str) -> syn::Error {
+    use syn::Item;
+    let Ok(item) = syn::parse2::<Item>(input.clone()) else {
+        return syn::Error::new_spanned(input, message);
+    };
+    let keyword: &dyn quote::ToTokens = match &item {
+        Item::Const(i) => &i.const_token,
+        Item::Enum(i) => &i.enum_token,
+        Item::ExternCrate(i) => &i.extern_token,
+        Item::ForeignMod(i) => &i.abi,
+        Item::Fn(i) => &i.sig.fn_token,
+        Item::Impl(i) => &i.impl_token,
+        Item::Macro(i) => &i.mac.path,
+        Item::Mod(i) => &i.mod_token,
+        Item::Static(i) => &i.static_token,
+        Item::Struct(i) => &i.struct_token,
+        Item::Trait(i) => &i.trait_token,
+        Item::TraitAlias(i) => &i.trait_token,
+        Item::Type(i) => &i.type_token,
+        Item::Union(i) => &i.union_token,
+        Item::Use(i) => &i.use_token,
+        _ => &item,
+    };
+    syn::Error::new_spanned(keyword, message)
 }
 
 /// Removes the attributes on parameters (their doc comments become schema descriptions) and
@@ -100,7 +149,7 @@ pub(crate) fn tool_impl(
         };
         let required = !optional;
         quote_spanned! {span(ty)=>
-            <#ty as ::reticent::__private::ToolParam>::describe(&mut __schema, #arg_name, #doc, #required);
+            <#ty as ::reticent::__private::ToolParamSchema>::describe(&mut __schema, #arg_name, #doc, #required);
         }
     });
     let timeout = options.timeout_ms.map(|ms| {

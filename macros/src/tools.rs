@@ -2,14 +2,14 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{ImplItem, ItemImpl};
 
 use crate::ast::{Place, ToolFn};
 use crate::attr::{ToolOptions, parse_tool_attr, pascal_case};
 use crate::ctxt::Ctxt;
-use crate::expand::{call_body, strip_param_attrs, tool_impl};
+use crate::expand::{call_body, not_this_item, strip_param_attrs, tool_impl};
 
 fn is_tool_attr(attr: &syn::Attribute) -> bool {
     let path = attr.path();
@@ -31,12 +31,11 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut item: ItemImpl = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let _ = cx.check();
-            let error = syn::Error::new(
-                Span::call_site(),
-                "`#[tools]` goes on an `impl` block whose methods are marked `#[tool]`",
-            );
-            let error = error.to_compile_error();
+            cx.syn_error(not_this_item(
+                &input,
+                "`#[tools]` goes on an `impl` block whose methods are marked `#[tool]`; for a single function, use `#[reticent::tool]`",
+            ));
+            let error = cx.check().err().map(|e| e.to_compile_error());
             return quote!(#error #input);
         }
     };
@@ -64,8 +63,14 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         };
         let attr = method.attrs.remove(index);
         let options = parse_tool_attr(&attr, &cx);
-        if let Some(extra) = method.attrs.iter().find(|a| is_tool_attr(a)) {
-            cx.error_spanned_by(extra, "`#[tool]` is set more than once on this method");
+        // Take every further `#[tool]` off too, so the compiler does not also look for an
+        // attribute named `tool`.
+        while let Some(extra) = method.attrs.iter().position(is_tool_attr) {
+            let extra = method.attrs.remove(extra);
+            cx.error_spanned_by(
+                extra,
+                "`#[tool]` is set more than once on this method; put all its options in one `#[tool(..)]`",
+            );
         }
         let written = strip_param_attrs(&mut method.sig);
         methods.push((options, written, method.attrs.clone()));
@@ -97,21 +102,46 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     }
 
+    let self_ty = &item.self_ty;
     if let Err(error) = cx.check() {
         let error = error.to_compile_error();
-        return quote!(#error #item);
+        // Implement `Toolbox` anyway where that is possible, so uses of the type as a toolbox
+        // do not add errors of their own.
+        let fallback = item.generics.params.is_empty().then(|| {
+            quote! {
+                #[automatically_derived]
+                impl ::reticent::Toolbox for #self_ty {
+                    fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::reticent::Tool>> {
+                        ::core::unreachable!()
+                    }
+                }
+            }
+        });
+        return quote!(#error #item #fallback);
     }
 
-    let self_ty = &item.self_ty;
     let mut structs = Vec::new();
     let mut constructors = Vec::new();
     for tool in &tools {
-        let ident = format_ident!("__{}Tool", pascal_case(&tool.name.replace('-', "_")));
+        // Method names are unique in an impl block, so the struct names are too.
         let method = &tool.sig.ident;
-        let body = call_body(tool, &quote!(self.0.#method));
+        let ident = format_ident!(
+            "__{}Tool",
+            pascal_case(method.to_string().trim_start_matches("r#"))
+        );
+        let (callee, allow_unread) = if tool.sig.receiver().is_some() {
+            (quote!(self.0.#method), None)
+        } else {
+            // An associated function: called on the type, the shared value is not needed.
+            (
+                quote!(<#self_ty>::#method),
+                Some(quote!(#[allow(dead_code)])),
+            )
+        };
+        let body = call_body(tool, &callee);
         let tool_impl = tool_impl(tool, &quote!(#ident), body);
         structs.push(quote! {
-            #[allow(non_camel_case_types)]
+            #allow_unread
             struct #ident(::std::sync::Arc<#self_ty>);
 
             #tool_impl

@@ -21,22 +21,40 @@ pub use std::sync::OnceLock;
 /// parser.
 pub const MAX_DEPTH: usize = 128;
 
-/// A type that can be a tool parameter.
+/// A type a tool parameter can be decoded into. Its schema is [`ToolParamSchema`]'s: two
+/// traits, so a type that lacks one of `Deserialize` and `JsonSchema` is told which.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "the model's arguments cannot be decoded into `{Self}` or described by a schema",
-    note = "a tool parameter's type must implement `serde::Deserialize` (owned: `String`, not `&str`) and `schemars::JsonSchema`",
+    message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
+    label = "the model's arguments cannot be decoded into `{Self}`",
+    note = "a tool parameter's type must implement `serde::Deserialize` and `schemars::JsonSchema`, and own its data (`String`, not `&str`)",
     note = "for your own types add `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
 )]
 pub trait ToolParam: Sized {
     /// Decodes the argument `name` (absent when `None`).
     fn decode(value: Option<Value>, name: &str, required: bool) -> Result<Self, ArgumentError>;
+}
+
+/// A type whose schema can describe a tool parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    label = "the model cannot be shown a schema for `{Self}`",
+    note = "a tool parameter's type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "for your own types add `#[derive(schemars::JsonSchema)]` beside `serde::Deserialize`"
+)]
+pub trait ToolParamSchema {
     /// Adds the parameter to the schema.
     fn describe(schema: &mut ParametersSchema, name: &str, doc: Option<&str>, required: bool);
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: DeserializeOwned + JsonSchema> ToolParam for T {
+impl<T: JsonSchema> ToolParamSchema for T {
+    fn describe(schema: &mut ParametersSchema, name: &str, doc: Option<&str>, required: bool) {
+        schema.parameter::<T>(name, doc, required);
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned> ToolParam for T {
     #[inline]
     fn decode(value: Option<Value>, name: &str, required: bool) -> Result<Self, ArgumentError> {
         let value = match value {
@@ -68,10 +86,6 @@ impl<T: DeserializeOwned + JsonSchema> ToolParam for T {
                 prefix + &bounded(&e.to_string(), budget),
             ))
         })
-    }
-
-    fn describe(schema: &mut ParametersSchema, name: &str, doc: Option<&str>, required: bool) {
-        schema.parameter::<T>(name, doc, required);
     }
 }
 
