@@ -39,6 +39,28 @@ impl<T> Secret<T> {
     pub fn into_inner(self) -> T {
         self.0
     }
+
+    // Two hooks for diagnostics only; neither makes a `Secret` printable.
+    //
+    // `thiserror` formats a field written `{0}` in `#[error(..)]` through a method named
+    // `as_display`, whose failure (E0599) cannot carry a message of ours. This one is found
+    // first and returns the secret unchanged, so the format string itself fails with the
+    // message of `SecretCannotBeFormatted`, at the user's `#[error(..)]`.
+    #[doc(hidden)]
+    pub fn as_display(&self) -> &Self {
+        self
+    }
+
+    // `ToString::to_string` would fail with "doesn't implement `Display`" and no reason; this
+    // one is found first and can never be called.
+    #[doc(hidden)]
+    #[allow(clippy::inherent_to_string_shadow_display)] // the `Display` impl never applies
+    pub fn to_string(&self) -> String
+    where
+        T: SecretCannotBeFormatted,
+    {
+        unreachable!("SecretCannotBeFormatted has no implementations")
+    }
 }
 
 impl<T> From<T> for Secret<T> {
