@@ -1,0 +1,305 @@
+//! Every macro shape in a crate that denies warnings and strict lints: code the macros
+//! generate must never trigger a lint in a user's crate. `cargo test` checks the rustc lints,
+//! `cargo clippy --all-targets` the clippy ones.
+
+#![deny(
+    warnings,
+    future_incompatible,
+    let_underscore,
+    missing_copy_implementations,
+    missing_debug_implementations,
+    missing_docs,
+    nonstandard_style,
+    redundant_lifetimes,
+    rust_2018_idioms,
+    rust_2024_compatibility,
+    single_use_lifetimes,
+    trivial_casts,
+    trivial_numeric_casts,
+    unit_bindings,
+    unreachable_pub,
+    unused,
+    unused_import_braces,
+    unused_lifetimes,
+    unused_qualifications,
+    unused_results,
+    variant_size_differences,
+    clippy::all,
+    clippy::pedantic,
+    clippy::nursery
+)]
+#![forbid(unsafe_code)]
+// Lints about the shape of the functions written here, which the macros pass through as
+// written; none of them can fire on generated code (trait impls and private items).
+#![allow(
+    clippy::implicit_hasher,
+    clippy::missing_const_for_fn,
+    clippy::missing_errors_doc,
+    clippy::must_use_candidate,
+    clippy::needless_pass_by_value,
+    clippy::unnecessary_wraps,
+    clippy::unused_async
+)]
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use reticent::{
+    ArgumentError, Disclose, Disclosure, Failure, Secret, Tool, ToolContext, ToolError, Toolbox,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// An order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Order {
+    /// Its id.
+    pub id: String,
+    /// Its lines.
+    pub lines: Vec<Line>,
+}
+
+/// A line of an order.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Line {
+    /// The product.
+    pub sku: String,
+    /// How many.
+    pub quantity: u32,
+}
+
+/// How fast to ship.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+pub enum Speed {
+    /// Days.
+    Standard,
+    /// Tomorrow.
+    Express,
+}
+
+/// Why an order could not be found.
+#[derive(Debug, thiserror::Error, Disclose)]
+pub enum OrderError {
+    /// The model's fault.
+    #[error("no order {0}; order ids look like ORD-1042")]
+    #[disclose(argument)]
+    NotFound(String),
+    /// Not the model's fault.
+    #[error("database unavailable")]
+    Database(#[from] std::io::Error),
+    /// Renamed.
+    #[error("rate limited")]
+    #[disclose(kind = "RateLimited")]
+    Throttled,
+}
+
+/// A generic error.
+#[derive(Debug, thiserror::Error, Disclose)]
+pub enum LookupError<K: std::fmt::Debug> {
+    /// The model's fault.
+    #[error("no record {0}")]
+    #[disclose(argument)]
+    NotFound(K),
+}
+
+/// A struct error.
+#[derive(Debug, Clone, Copy, thiserror::Error, Disclose)]
+#[error("dates look like 2024-05-01")]
+#[disclose(argument)]
+pub struct BadDate;
+
+/// A plain error.
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("gateway returned {0}")]
+pub struct GatewayError(pub u16);
+
+/// Look up an order.
+#[reticent::tool(read_only, idempotent, timeout = "5s")]
+pub async fn lookup_order(
+    /// The order id, like "ORD-1042".
+    order_id: String,
+    /// Include line items (default false).
+    with_items: Option<bool>,
+    cx: &ToolContext,
+) -> Result<Order, OrderError> {
+    if cx.cancellation().is_cancelled() {
+        return Err(OrderError::Throttled);
+    }
+    if order_id == "db" {
+        return Err(std::io::Error::other("down").into());
+    }
+    if !order_id.starts_with("ORD-") {
+        return Err(OrderError::NotFound(order_id));
+    }
+    let lines = if with_items == Some(true) {
+        vec![Line {
+            sku: "A".to_owned(),
+            quantity: 1,
+        }]
+    } else {
+        Vec::new()
+    };
+    Ok(Order {
+        id: order_id,
+        lines,
+    })
+}
+
+/// Ship.
+#[reticent::tool(name = "ship-order", destructive, open_world)]
+pub fn ship_order(
+    lines: Vec<Line>,
+    speed: Speed,
+    labels: HashMap<String, String>,
+    cx: ToolContext,
+) -> Result<u32, ArgumentError> {
+    drop(cx);
+    drop(labels);
+    let total = lines.into_iter().map(|l| l.quantity).sum::<u32>();
+    match speed {
+        Speed::Standard | Speed::Express if total > 0 => Ok(total),
+        Speed::Standard | Speed::Express => Err(ArgumentError::new("an order needs lines")),
+    }
+}
+
+/// No parameters, no output.
+#[reticent::tool]
+pub fn ping() {}
+
+/// No parameters, unit output.
+#[reticent::tool]
+pub async fn ping_async() -> () {}
+
+/// Raw identifiers.
+#[reticent::tool]
+pub fn r#match(r#type: String) -> String {
+    r#type
+}
+
+/// A `ToolError`.
+#[reticent::tool]
+pub fn returns_tool_error(code: u8) -> Result<u8, ToolError> {
+    if code == 0 {
+        return Err(Failure::new("Zero", std::io::Error::other("zero")).into());
+    }
+    Ok(code)
+}
+
+/// A `Failure`.
+#[reticent::tool]
+pub fn returns_failure(code: u8) -> Result<u8, Failure> {
+    Ok(code)
+}
+
+/// A boxed error.
+#[reticent::tool]
+pub fn boxed(code: u8) -> Result<u8, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(code)
+}
+
+/// An `io::Result`.
+#[reticent::tool]
+pub fn io(code: u8) -> std::io::Result<u8> {
+    Ok(code)
+}
+
+/// A generic `Disclose` error.
+#[reticent::tool]
+pub fn generic_error(id: u32) -> Result<u32, LookupError<u32>> {
+    Err(LookupError::NotFound(id))
+}
+
+/// A struct `Disclose` error.
+#[reticent::tool]
+pub fn struct_error(date: String) -> Result<String, BadDate> {
+    if date.len() == 10 {
+        Ok(date)
+    } else {
+        Err(BadDate)
+    }
+}
+
+/// A plain error.
+#[reticent::tool]
+pub fn plain_error(status: u16) -> Result<u16, GatewayError> {
+    Err(GatewayError(status))
+}
+
+/// A secret parameter.
+#[reticent::tool]
+pub fn login(password: Secret<String>) -> bool {
+    password.expose() == "hunter2"
+}
+
+/// Crate-visible.
+#[reticent::tool(description = "Crate-visible.")]
+pub(crate) fn crate_visible() -> u8 {
+    1
+}
+
+/// A toolbox.
+#[derive(Debug, Default)]
+pub struct Shop {
+    shipped: AtomicU64,
+}
+
+#[reticent::tools]
+impl Shop {
+    /// Ship.
+    #[tool(destructive)]
+    pub async fn ship(&self, order_id: String) -> Result<String, OrderError> {
+        let _previous = self.shipped.fetch_add(1, Ordering::SeqCst);
+        Ok(order_id)
+    }
+
+    /// Count.
+    #[reticent::tool(read_only, name = "shipped-count")]
+    pub fn shipped(&self) -> u64 {
+        self.shipped.load(Ordering::SeqCst)
+    }
+
+    /// An associated function.
+    #[tool]
+    pub fn version() -> &'static str {
+        "1"
+    }
+
+    /// Not a tool.
+    pub fn helper(&self, cx: &ToolContext) -> String {
+        format!("{}:{}", cx.call_id(), self.shipped())
+    }
+}
+
+fn block_on<F: Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime")
+        .block_on(future)
+}
+
+#[test]
+fn tools_work_under_strict_lints() {
+    let out = block_on(LookupOrder.call(
+        json!({"order_id": "ORD-1", "with_items": true}),
+        ToolContext::default(),
+    ));
+    assert_eq!(
+        out.expect("the call succeeds"),
+        json!({"id": "ORD-1", "lines": [{"sku": "A", "quantity": 1}]})
+    );
+    let err = block_on(LookupOrder.call(json!({"order_id": "db"}), ToolContext::default()))
+        .expect_err("the call fails");
+    assert_eq!(err.kind(), "OrderError::Database");
+    assert_eq!(ShipOrder.definition().name, "ship-order");
+    assert_eq!(Match.definition().parameters["required"], json!(["type"]));
+    assert_eq!(CrateVisible.definition().description, "Crate-visible.");
+    assert_eq!(BadDate.disclosure(), Disclosure::Argument);
+
+    let tools = Arc::new(Shop::default()).tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.definition().name.as_str()).collect();
+    assert_eq!(names, ["ship", "shipped-count", "version"]);
+    let out = block_on(tools[2].call(json!({}), ToolContext::default()));
+    assert_eq!(out.expect("the call succeeds"), json!("1"));
+}

@@ -1,0 +1,7 @@
+#[derive(Debug, reticent::Disclose)]
+enum OrderError {
+    #[disclose(argument)]
+    NotFound,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use reticent::Secret;
+
+fn main() {
+    let key = Secret::new(String::from("sk-live-123"));
+    let _message = format!("invalid api key {key}");
+}

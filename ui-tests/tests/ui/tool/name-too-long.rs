@@ -1,0 +1,7 @@
+/// Look up an order.
+#[reticent::tool(name = "look_up_an_order_by_its_id_and_return_the_order_with_all_of_its_lines")]
+fn lookup_order(order_id: String) -> String {
+    order_id
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Greet someone.
+#[reticent::tool]
+fn greet(name: impl Into<String>) -> String {
+    name.into()
+}
+
+fn main() {}

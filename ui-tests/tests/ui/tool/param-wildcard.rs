@@ -1,0 +1,5 @@
+/// Ignore the input.
+#[reticent::tool]
+fn ignore(_: String) {}
+
+fn main() {}

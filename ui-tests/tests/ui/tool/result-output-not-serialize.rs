@@ -1,0 +1,11 @@
+struct Order {
+    id: String,
+}
+
+/// Look up an order.
+#[reticent::tool]
+fn lookup_order(order_id: String) -> Result<Order, std::io::Error> {
+    Ok(Order { id: order_id })
+}
+
+fn main() {}

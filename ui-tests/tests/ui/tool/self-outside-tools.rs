@@ -1,0 +1,11 @@
+struct Shop;
+
+impl Shop {
+    /// Look up an order.
+    #[reticent::tool]
+    fn lookup_order(&self, order_id: String) -> String {
+        order_id
+    }
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+struct Shop;
+
+#[reticent::tools]
+impl Shop {
+    #[tool]
+    fn lookup_order(&self, order_id: String) -> String {
+        order_id
+    }
+}
+
+fn main() {}

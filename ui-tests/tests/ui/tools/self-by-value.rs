@@ -1,0 +1,12 @@
+struct Shop;
+
+#[reticent::tools]
+impl Shop {
+    /// Look up an order.
+    #[tool]
+    fn lookup_order(self, order_id: String) -> String {
+        order_id
+    }
+}
+
+fn main() {}

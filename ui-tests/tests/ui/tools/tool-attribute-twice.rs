@@ -1,0 +1,13 @@
+struct Shop;
+
+#[reticent::tools]
+impl Shop {
+    /// Look up an order.
+    #[tool]
+    #[tool(read_only)]
+    fn lookup_order(&self, order_id: String) -> String {
+        order_id
+    }
+}
+
+fn main() {}

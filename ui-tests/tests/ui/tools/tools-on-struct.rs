@@ -1,0 +1,4 @@
+#[reticent::tools]
+struct Shop;
+
+fn main() {}
