@@ -92,6 +92,8 @@
 
 mod agent;
 mod error;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod model;
 pub mod render;
 mod schema;

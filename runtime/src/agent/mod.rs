@@ -14,7 +14,7 @@ use crate::tool::{Tool, ToolDefinition};
 use crate::trajectory::Trajectory;
 
 mod builder;
-mod exec;
+pub(crate) mod exec;
 mod failure;
 mod run;
 

@@ -1,0 +1,143 @@
+//! Serve tools over the [Model Context Protocol](https://modelcontextprotocol.io), with the same
+//! disclosure rules as the agent loop. Needs the `mcp` feature.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//!
+//! use reticent::mcp::McpServer;
+//!
+//! /// Add two numbers.
+//! #[reticent::tool(read_only, idempotent)]
+//! fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = McpServer::builder()
+//!         .name("calculator")
+//!         .version("1.0.0")
+//!         .tool(Add)
+//!         .timeout(Duration::from_secs(30))
+//!         .on_failure(|failure| eprintln!("{} failed: {}", failure.tool, failure.error_chain()))
+//!         .build()?;
+//!     server.serve_stdio().await?; // until the client closes stdin
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # What the client is shown
+//!
+//! A tool call is run by the same code as a call in the agent loop, and every failure text
+//! comes from [`crate::render`]:
+//!
+//! | what happened | the client gets |
+//! |---|---|
+//! | the tool succeeded | a text result with the tool's output (`isError` false) |
+//! | wrong or undecodable arguments | `isError: true`, `Invalid arguments for tool 'NAME': MESSAGE` |
+//! | any other failure | `isError: true`, `Tool 'NAME' failed with KIND` |
+//! | the same, with [`McpServerBuilder::include_error_message`] | `... failed with KIND: MESSAGE` |
+//! | the tool ran out of time | `isError: true`, `Tool 'NAME' timed out after 30s and was stopped; ...` |
+//! | the tool panicked | `isError: true`, `Tool 'NAME' failed with panic` |
+//! | no tool has that name | a JSON-RPC error (`-32602`) listing the tools |
+//! | the client cancelled the request | nothing (as the protocol says); the tool is stopped |
+//!
+//! Argument errors are tool results, not protocol errors, so the model can read them and
+//! correct the call (MCP 2025-11-25, SEP-1303).
+//!
+//! # What the operator gets
+//!
+//! Every failure, with its full error, goes to the server side only:
+//!
+//! - each [`McpServerBuilder::on_failure`] hook receives a [`ToolFailure`](crate::ToolFailure)
+//!   (`shown_to_model` is what the client was sent, `error` the whole error);
+//! - each call runs in an `execute_tool` [`tracing`] span that records, on failure,
+//!   `error.type` (the kind), `error.message` and `otel.status_code = "ERROR"`.
+//!
+//! # Cancellation
+//!
+//! When the client sends `notifications/cancelled` for a call (or disconnects), the tool's
+//! [`ToolContext::cancellation`](crate::ToolContext::cancellation) token is cancelled and its
+//! future is dropped. A cancelled call is not a failure: no hook is called, and the span
+//! records `reticent.tool.cancelled = true`.
+//!
+//! # Transports
+//!
+//! - stdio: [`McpServer::serve_stdio`], for clients that start the server as a subprocess;
+//! - streamable HTTP: [`McpServer::serve_http`] on a listener, or [`McpServer::http_service`]
+//!   to mount the tower service in a router of your own;
+//! - anything else rmcp can serve on (an in-memory duplex in tests): [`McpServer::serve`].
+//!
+//! [`rmcp`] is re-exported so its types match the version reticent was built with.
+
+mod builder;
+mod definition;
+mod handler;
+mod transport;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use builder::McpServerBuilder;
+pub use rmcp;
+pub use transport::ServeError;
+
+use crate::agent::ToolFailure;
+use crate::tool::Tool;
+
+/// An MCP server for a set of tools. Cheap to clone; one server serves any number of
+/// connections. Start with [`McpServer::builder`].
+///
+/// `McpServer` implements [`rmcp::ServerHandler`], so it also works with anything in rmcp that
+/// takes a handler.
+#[derive(Clone)]
+pub struct McpServer {
+    pub(crate) inner: Arc<Inner>,
+}
+
+/// A hook that receives every failed call.
+pub(crate) type FailureHook = Arc<dyn Fn(&ToolFailure) + Send + Sync>;
+
+pub(crate) struct Inner {
+    pub(crate) tools: Vec<Arc<dyn Tool>>,
+    pub(crate) index: HashMap<String, usize>,
+    /// The tools as `tools/list` describes them, built once.
+    pub(crate) listed: Vec<rmcp::model::Tool>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) include_error_message: bool,
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) instructions: Option<String>,
+    pub(crate) on_failure: Vec<FailureHook>,
+}
+
+impl McpServer {
+    /// Starts building a server.
+    pub fn builder() -> McpServerBuilder {
+        McpServerBuilder::new()
+    }
+
+    /// The names of the tools served, in the order they were added.
+    pub fn tool_names(&self) -> impl Iterator<Item = &str> {
+        self.inner
+            .tools
+            .iter()
+            .map(|t| t.definition().name.as_str())
+    }
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
+        f.debug_struct("McpServer")
+            .field("name", &inner.name)
+            .field("version", &inner.version)
+            .field("tools", &self.tool_names().collect::<Vec<_>>())
+            .field("timeout", &inner.timeout)
+            .field("include_error_message", &inner.include_error_message)
+            .field("on_failure", &inner.on_failure.len())
+            .finish_non_exhaustive()
+    }
+}
