@@ -91,7 +91,10 @@ async fn cancelling_mid_slow_tool_ends_the_run_promptly() {
     let token = CancellationToken::new();
     cancel_when_started(&warehouse, &token);
 
-    let run = agent.run_with("Count everything", RunOptions::default().cancellation(token));
+    let run = agent.run_with(
+        "Count everything",
+        RunOptions::default().cancellation(token),
+    );
     let error = tokio::time::timeout(PROMPTLY, run)
         .await
         .expect("the run did not end promptly")
@@ -178,7 +181,10 @@ async fn cancelling_while_a_tool_has_a_timeout_is_still_cancellation() {
     let token = CancellationToken::new();
     cancel_when_started(&warehouse, &token);
 
-    let run = agent.run_with("Count everything", RunOptions::default().cancellation(token));
+    let run = agent.run_with(
+        "Count everything",
+        RunOptions::default().cancellation(token),
+    );
     let error = tokio::time::timeout(PROMPTLY, run)
         .await
         .expect("the run did not end promptly")
@@ -342,9 +348,10 @@ async fn a_cancelled_stream_ends_with_cancelled_and_no_tool_failure() {
         .expect("the stream did not end promptly");
 
     assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, AgentEvent::ToolFailed(_) | AgentEvent::ToolSucceeded { .. })),
+        !events.iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolFailed(_) | AgentEvent::ToolSucceeded { .. }
+        )),
         "{events:#?}"
     );
     assert!(matches!(

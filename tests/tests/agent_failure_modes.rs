@@ -174,12 +174,8 @@ async fn a_successful_call_is_an_ok_result_and_no_failure() {
 
 #[tokio::test]
 async fn include_error_message_is_the_per_agent_opt_in() {
-    let script = || {
-        ScriptedModel::new(vec![
-            charge("call_1", 25_000),
-            ModelResponse::text("sorry"),
-        ])
-    };
+    let script =
+        || ScriptedModel::new(vec![charge("call_1", 25_000), ModelResponse::text("sorry")]);
     let opted_in = Agent::builder(script())
         .tool(ChargeCard)
         .failure_options(ToolFailureOptions {

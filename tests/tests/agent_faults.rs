@@ -11,8 +11,7 @@ use agent_support::{last_tool_result, tool_results};
 use futures::future::BoxFuture;
 use reticent::{
     Agent, AgentError, ArgumentError, ModelResponse, ScriptedModel, StopReason, Tool, ToolCall,
-    ToolContext, ToolDefinition, ToolError, ToolFailureMode, ToolPanicked, ToolResult,
-    UnknownTool,
+    ToolContext, ToolDefinition, ToolError, ToolFailureMode, ToolPanicked, ToolResult, UnknownTool,
 };
 use serde_json::{Value, json};
 
@@ -124,7 +123,10 @@ async fn a_very_long_unknown_name_is_not_echoed_whole() {
     let requests = model.requests();
     let shown = &last_tool_result(&requests[1]).content;
     assert!(shown.starts_with("Unknown tool 'xxx"), "{shown}");
-    assert!(shown.ends_with("'. Available tools: lookup_order"), "{shown}");
+    assert!(
+        shown.ends_with("'. Available tools: lookup_order"),
+        "{shown}"
+    );
     assert!(shown.len() < 200, "{shown}");
     // The caller keeps the name the model sent.
     assert_eq!(result.tool_failures[0].tool, name);
@@ -226,7 +228,11 @@ async fn a_panicking_tool_is_a_failure_of_kind_panic_and_the_run_goes_on() {
                 true
             ),
             ("lookup_order", "ORD-1042: 1 lamp, paid", false),
-            ("rebuild_index", "Tool 'rebuild_index' failed with panic", true),
+            (
+                "rebuild_index",
+                "Tool 'rebuild_index' failed with panic",
+                true
+            ),
         ]
     );
 
@@ -305,7 +311,11 @@ async fn a_tool_that_panics_in_call_itself_is_caught_too() {
     let failure = &result.tool_failures[0];
     assert_eq!(failure.kind, "panic");
     assert_eq!(
-        failure.error.downcast_ref::<ToolPanicked>().unwrap().payload,
+        failure
+            .error
+            .downcast_ref::<ToolPanicked>()
+            .unwrap()
+            .payload,
         "a non-string panic payload"
     );
 }
@@ -366,7 +376,11 @@ async fn faulty_calls_never_reach_the_tool_and_later_calls_still_run() {
     let result = agent.run("Add").await.unwrap();
 
     assert_eq!(counter.calls.load(Ordering::SeqCst), 1);
-    let kinds: Vec<&str> = result.tool_failures.iter().map(|f| f.kind.as_str()).collect();
+    let kinds: Vec<&str> = result
+        .tool_failures
+        .iter()
+        .map(|f| f.kind.as_str())
+        .collect();
     assert_eq!(kinds, ["argument", "unknown_tool"]);
     assert_eq!(tool_results(&result.messages)[2].content, "2");
     assert_eq!(result.stop_reason, StopReason::Completed);

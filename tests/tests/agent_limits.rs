@@ -205,7 +205,9 @@ async fn the_same_arguments_in_another_key_order_are_the_same_call() {
 
     let shown = shown(&result.messages);
     assert!(
-        shown[0].1.starts_with("Invalid arguments for tool 'lookup_order'"),
+        shown[0]
+            .1
+            .starts_with("Invalid arguments for tool 'lookup_order'"),
         "{shown:?}"
     );
     assert_eq!(
@@ -291,10 +293,7 @@ async fn three_failed_calls_in_a_row_leave_one_last_turn_without_tools() {
     let requests = model.requests();
     assert_eq!(requests.len(), 4);
     for request in &requests[..3] {
-        assert_eq!(
-            offered(request),
-            ["charge_card", "pay", "lookup_order"]
-        );
+        assert_eq!(offered(request), ["charge_card", "pay", "lookup_order"]);
     }
     // The last request offers no tools and ends with the note.
     assert!(requests[3].tools.is_empty());
@@ -304,7 +303,10 @@ async fn three_failed_calls_in_a_row_leave_one_last_turn_without_tools() {
     );
     // The transcript holds the note too, and the final answer.
     let n = result.messages.len();
-    assert_eq!(result.messages[n - 2], Message::user(TOOLS_DISABLED_AFTER_3));
+    assert_eq!(
+        result.messages[n - 2],
+        Message::user(TOOLS_DISABLED_AFTER_3)
+    );
     assert_eq!(
         result.messages[n - 1].text(),
         Some("The payment step failed; your card was not charged.")
@@ -424,7 +426,10 @@ async fn max_turns_leaves_one_last_turn_without_tools() {
     assert_eq!(requests.len(), 3);
     assert_eq!(requests[1].tools.len(), 3);
     assert!(requests[2].tools.is_empty());
-    assert_eq!(requests[2].messages.last(), Some(&Message::user(TURN_LIMIT)));
+    assert_eq!(
+        requests[2].messages.last(),
+        Some(&Message::user(TURN_LIMIT))
+    );
 }
 
 #[tokio::test]

@@ -64,7 +64,10 @@ fn recovering_script() -> ScriptedModel {
 }
 
 fn assert_tool_span(spans: &Spans, span: &SpanRecord, tool: &str, call_id: &str) {
-    assert_eq!(span.field("otel.name"), Some(format!("execute_tool {tool}").as_str()));
+    assert_eq!(
+        span.field("otel.name"),
+        Some(format!("execute_tool {tool}").as_str())
+    );
     assert_eq!(span.field("gen_ai.operation.name"), Some("execute_tool"));
     assert_eq!(span.field("gen_ai.tool.name"), Some(tool));
     assert_eq!(span.field("gen_ai.tool.call.id"), Some(call_id));
@@ -76,7 +79,12 @@ fn assert_tool_span(spans: &Spans, span: &SpanRecord, tool: &str, call_id: &str)
 async fn a_run_is_one_invoke_agent_span_with_chat_and_execute_tool_spans_inside() {
     let (spans, _guard) = capture_spans();
 
-    let result = agent(recovering_script()).build().unwrap().run("Charge").await.unwrap();
+    let result = agent(recovering_script())
+        .build()
+        .unwrap()
+        .run("Charge")
+        .await
+        .unwrap();
     assert_eq!(result.tool_failures.len(), 1);
 
     let run = spans.one("invoke_agent");
@@ -141,7 +149,12 @@ async fn a_run_is_one_invoke_agent_span_with_chat_and_execute_tool_spans_inside(
 #[tokio::test]
 async fn arguments_and_results_are_recorded_only_on_opt_in() {
     let (spans, _guard) = capture_spans();
-    agent(recovering_script()).build().unwrap().run("Charge").await.unwrap();
+    agent(recovering_script())
+        .build()
+        .unwrap()
+        .run("Charge")
+        .await
+        .unwrap();
     for span in spans.named("execute_tool") {
         assert_eq!(span.field("gen_ai.tool.call.arguments"), None, "{span:?}");
         assert_eq!(span.field("gen_ai.tool.call.result"), None, "{span:?}");
@@ -161,7 +174,10 @@ async fn arguments_and_results_are_recorded_only_on_opt_in() {
         lookup.field("gen_ai.tool.call.arguments"),
         Some(r#"{"order_id":"ORD-1042"}"#)
     );
-    assert_eq!(lookup.field("gen_ai.tool.call.result"), Some("ORD-1042: 1 lamp"));
+    assert_eq!(
+        lookup.field("gen_ai.tool.call.result"),
+        Some("ORD-1042: 1 lamp")
+    );
     let failed = spans.tool_call("c1");
     assert_eq!(
         failed.field("gen_ai.tool.call.arguments"),
@@ -231,7 +247,10 @@ async fn a_propagated_failure_marks_the_run_failed() {
     assert_eq!(run.field("otel.status_code"), Some("ERROR"));
     assert_eq!(run.field("error.type"), Some("tool_failed"));
     assert_eq!(run.field("gen_ai.usage.input_tokens"), Some("100"));
-    assert_eq!(spans.tool_call("c1").field("error.type"), Some("GatewayError"));
+    assert_eq!(
+        spans.tool_call("c1").field("error.type"),
+        Some("GatewayError")
+    );
 }
 
 #[tokio::test(start_paused = true)]

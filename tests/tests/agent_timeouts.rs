@@ -28,10 +28,7 @@ struct Reports {
 impl Reports {
     async fn work(&self, cx: &ToolContext, time: Duration) -> String {
         self.started.fetch_add(1, Ordering::SeqCst);
-        self.tokens
-            .lock()
-            .unwrap()
-            .push(cx.cancellation().clone());
+        self.tokens.lock().unwrap().push(cx.cancellation().clone());
         tokio::time::sleep(time).await;
         self.finished.fetch_add(1, Ordering::SeqCst);
         format!("done after {time:?}")
@@ -247,8 +244,15 @@ async fn a_timed_out_call_is_a_failure_not_the_end_of_other_calls() {
     let results = tool_results(&result.messages);
     assert_eq!(results.len(), 2);
     assert!(results[0].is_error);
-    assert!(results[0].content.starts_with("Tool 'quick_export' timed out after 50ms"));
-    assert_eq!((results[1].content.as_str(), results[1].is_error), ("pong", false));
+    assert!(
+        results[0]
+            .content
+            .starts_with("Tool 'quick_export' timed out after 50ms")
+    );
+    assert_eq!(
+        (results[1].content.as_str(), results[1].is_error),
+        ("pong", false)
+    );
     assert_eq!(result.tool_failures.len(), 1);
 }
 

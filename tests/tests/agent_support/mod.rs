@@ -91,7 +91,11 @@ impl Spans {
             .into_iter()
             .filter(|s| s.field("gen_ai.tool.call.id") == Some(call_id))
             .collect();
-        assert_eq!(spans.len(), 1, "expected one span of call {call_id}: {spans:#?}");
+        assert_eq!(
+            spans.len(),
+            1,
+            "expected one span of call {call_id}: {spans:#?}"
+        );
         spans.into_iter().next().unwrap()
     }
 
