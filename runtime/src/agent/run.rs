@@ -230,14 +230,18 @@ impl Run {
             let inner = &*self.inner;
             let succeeded = &self.succeeded;
             let token = &self.token;
-            for call in &calls {
-                if let Some(events) = &self.events {
-                    let _ = events.unbounded_send(AgentEvent::ToolStarted { call: call.clone() });
-                }
-            }
+            let events = self.events.as_ref();
+            // `buffered` polls a call's future first when the call gets its turn under
+            // `max_parallel_tools`: that is when it is reported started.
             let mut pending = Vec::with_capacity(calls.len());
             for call in &calls {
-                pending.push(execute(inner, call, succeeded, token));
+                pending.push(async move {
+                    if let Some(events) = events {
+                        let _ =
+                            events.unbounded_send(AgentEvent::ToolStarted { call: call.clone() });
+                    }
+                    execute(inner, call, succeeded, token).await
+                });
             }
             let mut stream = futures::stream::iter(pending).buffered(inner.max_parallel_tools);
             let mut executed: Vec<Executed> = Vec::with_capacity(calls.len());
