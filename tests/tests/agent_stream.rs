@@ -277,3 +277,47 @@ async fn dropping_the_stream_stops_the_run() {
     assert!(dropped.load(Ordering::SeqCst));
     assert_eq!(model.requests().len(), 1);
 }
+
+/// Wait a while.
+#[reticent::tool]
+async fn wait(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("waited {ms}ms")
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_is_reported_started_when_it_starts() {
+    // One call at a time: the second starts when the first has finished.
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_calls(vec![
+            ToolCall::new("c1", "wait", json!({"ms": 100})),
+            ToolCall::new("c2", "wait", json!({"ms": 100})),
+        ]),
+        ModelResponse::text("done"),
+    ]);
+    let mut stream = Box::pin(
+        Agent::builder(model)
+            .tool(Wait)
+            .max_parallel_tools(1)
+            .build()
+            .unwrap()
+            .run_stream("Wait twice"),
+    );
+    let start = tokio::time::Instant::now();
+
+    let mut started = Vec::new();
+    while let Some(event) = stream.next().await {
+        if let AgentEvent::ToolStarted { call } = event {
+            started.push((call.id, start.elapsed()));
+        }
+    }
+
+    assert_eq!(started.len(), 2);
+    assert_eq!(started[0], ("c1".to_owned(), Duration::ZERO));
+    assert_eq!(started[1].0, "c2");
+    assert!(
+        started[1].1 >= Duration::from_millis(100),
+        "c2 was reported started at {:?}, before c1 finished",
+        started[1].1
+    );
+}
