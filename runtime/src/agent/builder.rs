@@ -16,6 +16,10 @@ pub enum ToolFailureMode {
     #[default]
     ReportToModel,
     /// The first failure ends the run with [`AgentError::ToolFailed`](crate::AgentError::ToolFailed).
+    ///
+    /// The model is not called again. The other calls of the same turn, which ran concurrently,
+    /// are recorded like the rest of the run: their results in the partial transcript, their
+    /// failures beside this one.
     Propagate,
 }
 

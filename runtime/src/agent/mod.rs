@@ -215,7 +215,7 @@ pub enum AgentError {
     ToolFailed {
         /// The failure.
         failure: ToolFailure,
-        /// What the run had, including this failure.
+        /// What the run had, including this failure and the other calls of its turn.
         partial: Box<AgentResult>,
     },
     /// The model could not be called.

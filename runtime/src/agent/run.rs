@@ -263,6 +263,12 @@ impl Run {
         };
 
         let collapse = self.inner.failure_options.collapse_repeats;
+        let propagate = self.inner.failure_mode == ToolFailureMode::Propagate;
+        // Under `Propagate` the first failure (in call order) ends the run, after the whole
+        // turn is recorded: the other calls ran concurrently, and their effects and errors are
+        // the caller's to know. Every call keeps its result, so the partial transcript stays a
+        // valid history.
+        let mut first_failure: Option<ToolFailure> = None;
         for (call, Executed { outcome, elapsed }) in calls.into_iter().zip(executed) {
             match outcome {
                 Outcome::Success { content } => {
@@ -323,11 +329,8 @@ impl Run {
                     };
                     self.failures.push(failure.clone());
                     self.emit(AgentEvent::ToolFailed(failure.clone()));
-                    if self.inner.failure_mode == ToolFailureMode::Propagate {
-                        return Err(AgentError::ToolFailed {
-                            failure,
-                            partial: Box::new(self.snapshot(StopReason::Completed, None)),
-                        });
+                    if propagate && first_failure.is_none() {
+                        first_failure = Some(failure);
                     }
                     self.request.messages.push(Message::Tool(ToolResult {
                         call_id: call.id,
@@ -338,7 +341,13 @@ impl Run {
                 }
             }
         }
-        Ok(())
+        match first_failure {
+            Some(failure) => Err(AgentError::ToolFailed {
+                failure,
+                partial: Box::new(self.snapshot(StopReason::Completed, None)),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The result so far, leaving the run as it is.
