@@ -353,7 +353,7 @@ async fn propagate_ends_the_run_at_the_first_failure_with_everything_so_far() {
     assert_eq!(partial.usage, Usage::new(250, 22));
     assert_eq!(partial.tool_failures.len(), 1);
     assert_eq!(partial.tool_failures[0].call_id, "c2");
-    // The failed call has no result: the model never saw one.
+    // Every call has its result, so the transcript can be sent again as history.
     assert_eq!(
         partial.messages,
         [
@@ -380,18 +380,29 @@ async fn propagate_ends_the_run_at_the_first_failure_with_everything_so_far() {
                     json!({"amount_cents": 25_000})
                 )],
             },
+            Message::Tool(ToolResult {
+                call_id: "c2".into(),
+                name: "charge_card".into(),
+                content: "Tool 'charge_card' failed with GatewayError".into(),
+                is_error: true,
+            }),
         ]
+    );
+    assert_eq!(
+        failure.shown_to_model,
+        "Tool 'charge_card' failed with GatewayError"
     );
     assert_eq!(partial.trajectory.len(), 2);
 }
 
 #[tokio::test]
-async fn propagate_stops_at_the_first_failure_in_call_order() {
+async fn propagate_reports_the_first_failure_of_the_turn_and_records_the_whole_turn() {
     let model = ScriptedModel::new(vec![
         ModelResponse::tool_calls(vec![
             ToolCall::new("c1", "lookup_order", json!({"order_id": "ORD-1042"})),
             ToolCall::new("c2", "lookup_order", json!({"order_id": "ORD-0000"})),
-            ToolCall::new("c3", "charge_card", json!({"amount_cents": 25_000})),
+            ToolCall::new("c3", "charge_card", json!({"amount_cents": 500})),
+            ToolCall::new("c4", "charge_card", json!({"amount_cents": 25_000})),
         ]),
         ModelResponse::text("never requested"),
     ]);
@@ -407,13 +418,38 @@ async fn propagate_stops_at_the_first_failure_in_call_order() {
     };
     assert_eq!(failure.call_id, "c2");
     assert_eq!(failure.kind, "OrderError::Database");
+    assert_eq!(model.requests().len(), 1);
+    // The calls ran concurrently: the charge after the failure took effect, and the caller
+    // learns of it; the later failure keeps its full error.
+    let shown: Vec<(&str, &str, bool)> = tool_results(&partial.messages)
+        .into_iter()
+        .map(|r| (r.call_id.as_str(), r.content.as_str(), r.is_error))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("c1", "ORD-1042: 1 lamp, paid", false),
+            (
+                "c2",
+                "Tool 'lookup_order' failed with OrderError::Database",
+                true
+            ),
+            ("c3", "charged 500 cents", false),
+            ("c4", "Tool 'charge_card' failed with GatewayError", true),
+        ]
+    );
     let failed: Vec<&str> = partial
         .tool_failures
         .iter()
         .map(|f| f.call_id.as_str())
         .collect();
-    assert_eq!(failed, ["c2"]);
-    assert_eq!(model.requests().len(), 1);
+    assert_eq!(failed, ["c2", "c4"]);
+    assert!(
+        partial.tool_failures[1]
+            .error
+            .downcast_ref::<GatewayError>()
+            .is_some()
+    );
 }
 
 #[tokio::test]

@@ -187,6 +187,7 @@ async fn finished_is_last_and_carries_the_error_when_the_run_fails() {
             "started c1",
             "started c2",
             "failed c1",
+            "succeeded c2",
             "finished err"
         ]
     );
