@@ -19,6 +19,16 @@ fn is_tool_attr(attr: &syn::Attribute) -> bool {
             && path.segments[1].ident == "tool")
 }
 
+/// The attributes of an impl item other than a method, where it has any.
+fn impl_item_attrs(item: &mut ImplItem) -> Option<&mut Vec<syn::Attribute>> {
+    match item {
+        ImplItem::Const(i) => Some(&mut i.attrs),
+        ImplItem::Type(i) => Some(&mut i.attrs),
+        ImplItem::Macro(i) => Some(&mut i.attrs),
+        _ => None,
+    }
+}
+
 /// `#[tools]` on an inherent impl block.
 pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     let cx = Ctxt::new();
@@ -55,8 +65,20 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     // Take the `#[tool]` attributes off the methods, keeping what the model needs.
     let mut methods: Vec<(ToolOptions, syn::Signature, Vec<syn::Attribute>)> = Vec::new();
     for impl_item in &mut item.items {
-        let ImplItem::Fn(method) = impl_item else {
-            continue;
+        let method = match impl_item {
+            ImplItem::Fn(method) => method,
+            other => {
+                if let Some(attrs) = impl_item_attrs(other) {
+                    while let Some(index) = attrs.iter().position(is_tool_attr) {
+                        let attr = attrs.remove(index);
+                        cx.error_spanned_by(
+                            attr,
+                            "`#[tool]` goes on a method of this impl block, not on other items",
+                        );
+                    }
+                }
+                continue;
+            }
         };
         let Some(index) = method.attrs.iter().position(is_tool_attr) else {
             continue;
