@@ -2,7 +2,7 @@
 //! compile time.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Data, DeriveInput, Fields, LitStr};
 
@@ -199,25 +199,59 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
         }
     };
 
-    if let Err(error) = cx.check() {
-        return error.to_compile_error();
-    }
+    let is_union = matches!(input.data, Data::Union(_));
+    let (error, body) = match cx.check() {
+        Ok(()) => (None, body),
+        // A union cannot be an error type: emit the errors alone.
+        Err(error) if is_union => return error.to_compile_error(),
+        // Emit a stand-in impl beside the errors, so uses of the type elsewhere do not add
+        // errors of their own.
+        Err(error) => (
+            Some(error.to_compile_error()),
+            quote!(::core::unreachable!()),
+        ),
+    };
 
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let mut where_clause = where_clause
         .cloned()
         .unwrap_or_else(|| syn::parse_quote!(where));
-    if !input.generics.params.is_empty() {
-        where_clause.predicates.push(syn::parse_quote!(
-            Self: ::std::error::Error + ::core::marker::Send + ::core::marker::Sync + 'static
-        ));
-    }
+    let error_bounds =
+        quote!(::std::error::Error + ::core::marker::Send + ::core::marker::Sync + 'static);
+    // `Disclose` needs an error type. For a generic type the bound is part of the impl, so a
+    // use with type arguments that are not errors fails at the use. For a concrete type a
+    // bound that does not hold would be an error of its own, reported as a missing
+    // supertrait inside this impl; the binder keeps the bound from being checked there, and
+    // the assertion below says what is wrong, at the type's name.
+    let check = if input.generics.params.is_empty() {
+        where_clause
+            .predicates
+            .push(syn::parse_quote!(for<'__reticent> Self: #error_bounds));
+        let assertion = quote_spanned! {ident.span()=>
+            <#ident as ::reticent::__private::DiscloseErrorType>::assert
+        };
+        Some(quote! {
+            const _: () = {
+                let _ = #assertion;
+            };
+        })
+    } else {
+        where_clause
+            .predicates
+            .push(syn::parse_quote!(Self: #error_bounds));
+        None
+    };
     quote! {
+        #error
+
         #[automatically_derived]
+        #[allow(unused_lifetimes)]
         impl #impl_generics ::reticent::Disclose for #ident #ty_generics #where_clause {
             fn disclosure(&self) -> ::reticent::Disclosure {
                 #body
             }
         }
+
+        #check
     }
 }

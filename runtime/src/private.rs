@@ -387,6 +387,22 @@ impl<E: StdError + Send + Sync + 'static> ToolErrorType for E {
     }
 }
 
+/// What `#[derive(Disclose)]` asserts of a concrete type, so that a type that is not an
+/// error is told so at its name rather than inside the generated impl.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` derives `Disclose` but is not a `std::error::Error + Send + Sync + 'static`",
+    label = "`Disclose` says how this error is shown to the model, so it must be an error type",
+    note = "derive the error too: `#[derive(Debug, thiserror::Error, reticent::Disclose)]`, or implement `std::error::Error` by hand",
+    note = "an error type must also be `Send + Sync` and own its data: a field like `Rc`, `RefCell` or `&str` prevents that; use `Arc`, `Mutex` or `String`"
+)]
+pub trait DiscloseErrorType {
+    /// Named, never called, by the generated assertion.
+    fn assert() {}
+}
+
+#[diagnostic::do_not_recommend]
+impl<E: StdError + Send + Sync + 'static> DiscloseErrorType for E {}
+
 /// Checks a tool name the macro could not see (not used by the macros themselves, which check
 /// literal names at compile time).
 pub fn is_valid_tool_name(name: &str) -> bool {
