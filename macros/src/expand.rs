@@ -15,10 +15,19 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
-            cx.syn_error(not_this_item(
-                &input,
-                "`#[tool]` goes on a function; for methods, put `#[reticent::tools]` on the impl block and `#[tool]` on each tool method",
-            ));
+            let error = match syn::parse2::<syn::TraitItemFn>(input.clone()) {
+                // A method declared in a trait, with no body to call.
+                Ok(method) => syn::Error::new_spanned(
+                    &method.sig.ident,
+                    "`#[tool]` goes on a function with a body, not on a trait method's declaration; \
+                     to make methods tools, put `#[reticent::tools]` on an impl block of a type and `#[tool]` on each tool method",
+                ),
+                Err(_) => not_this_item(
+                    &input,
+                    "`#[tool]` goes on a function; for methods, put `#[reticent::tools]` on the impl block and `#[tool]` on each tool method",
+                ),
+            };
+            cx.syn_error(error);
             let error = cx.check().err().map(|e| e.to_compile_error());
             return quote!(#error #input);
         }

@@ -1,0 +1,7 @@
+trait Orders {
+    /// Look up an order.
+    #[reticent::tool]
+    fn lookup_order(&self, order_id: String) -> String;
+}
+
+fn main() {}
