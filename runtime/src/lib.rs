@@ -97,12 +97,14 @@ pub mod mcp;
 mod model;
 pub mod render;
 mod schema;
+pub mod schema_dialect;
 mod secret;
 mod tool;
 mod trajectory;
 
 pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, ToolError};
 pub use schema::ParametersSchema;
+pub use schema_dialect::{SchemaDialect, SchemaError};
 pub use secret::Secret;
 pub use tool::{Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
 

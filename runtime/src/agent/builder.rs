@@ -83,6 +83,15 @@ pub enum BuildError {
         /// The registered tools.
         known: Vec<String>,
     },
+    /// A tool's parameter schema cannot be expressed in the schema dialect the model
+    /// accepts (see [`Model::schema_dialect`]).
+    #[error("the parameters of tool `{tool}` cannot be sent to this model: {reason}")]
+    UnsupportedSchema {
+        /// The tool's name.
+        tool: String,
+        /// What the model's dialect cannot express, and where.
+        reason: String,
+    },
     /// A limit was set to zero.
     #[error("`{setting}` must be at least 1")]
     ZeroLimit {
@@ -239,6 +248,7 @@ impl AgentBuilder {
                 setting: "max_parallel_tools",
             });
         }
+        let dialect = self.model.schema_dialect();
         let mut index = HashMap::with_capacity(self.tools.len());
         let mut definitions: Vec<ToolDefinition> = Vec::with_capacity(self.tools.len());
         for (i, tool) in self.tools.iter().enumerate() {
@@ -258,7 +268,14 @@ impl AgentBuilder {
                     name: definition.name.clone(),
                 });
             }
-            definitions.push(definition.clone());
+            // converted once here, so a schema the model cannot take is refused now
+            let converted = dialect.convert_definition(definition).map_err(|error| {
+                BuildError::UnsupportedSchema {
+                    tool: definition.name.clone(),
+                    reason: error.to_string(),
+                }
+            })?;
+            definitions.push(converted);
         }
         let known = || definitions.iter().map(|d| d.name.clone()).collect();
         let mut requirements: HashMap<String, Vec<String>> = HashMap::new();

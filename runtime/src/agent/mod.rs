@@ -95,7 +95,9 @@ impl Agent {
         AgentBuilder::new(Arc::new(model))
     }
 
-    /// The definitions of the agent's tools, in the order they were added.
+    /// The definitions of the agent's tools, in the order they were added, with their
+    /// parameter schemas in the model's [`SchemaDialect`](crate::SchemaDialect): what the
+    /// model is offered.
     pub fn definitions(&self) -> &[ToolDefinition] {
         &self.inner.definitions
     }

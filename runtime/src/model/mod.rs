@@ -8,6 +8,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
+use crate::schema_dialect::SchemaDialect;
 use crate::tool::ToolDefinition;
 
 mod scripted;
@@ -24,6 +25,17 @@ pub trait Model: Send + Sync + 'static {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>>;
+
+    /// The JSON Schema dialect this model's API accepts for tool parameters.
+    ///
+    /// [`AgentBuilder::build`](crate::AgentBuilder::build) converts every tool's schema to it
+    /// once, and refuses a schema the dialect cannot express with
+    /// [`BuildError::UnsupportedSchema`](crate::BuildError::UnsupportedSchema); requests then
+    /// carry the converted definitions. Default: [`SchemaDialect::Standard`], which changes
+    /// nothing.
+    fn schema_dialect(&self) -> SchemaDialect {
+        SchemaDialect::Standard
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -33,6 +45,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
         (**self).complete(request)
     }
+
+    fn schema_dialect(&self) -> SchemaDialect {
+        (**self).schema_dialect()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -41,6 +57,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
         (**self).complete(request)
+    }
+
+    fn schema_dialect(&self) -> SchemaDialect {
+        (**self).schema_dialect()
     }
 }
 
