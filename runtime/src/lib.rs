@@ -95,6 +95,7 @@ mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod model;
+pub mod providers;
 pub mod render;
 mod schema;
 pub mod schema_dialect;

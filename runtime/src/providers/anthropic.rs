@@ -1,0 +1,372 @@
+//! [`Anthropic`]: the Messages API.
+//!
+//! ```no_run
+//! use reticent::providers::anthropic::Anthropic;
+//!
+//! let model = Anthropic::new(std::env::var("ANTHROPIC_API_KEY")?, "claude-sonnet-4-5")
+//!     .max_tokens(2048);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! How the conversation maps onto the API:
+//!
+//! - the system prompt is the top-level `system` field;
+//! - the model's tool calls are `tool_use` blocks of its `assistant` message;
+//! - tool results are `tool_result` blocks with `is_error: true` for a failed call, and the
+//!   results of one turn (with any note the agent adds after them) form one `user` message;
+//! - tool schemas are sent as they are ([`SchemaDialect::Standard`]) as `input_schema`;
+//! - usage: `input_tokens` counts cached input too (`cache_creation_input_tokens` and
+//!   `cache_read_input_tokens`).
+
+use std::fmt;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::ConfigError;
+use super::http::{Transport, join, secret_header};
+use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
+use crate::schema_dialect::SchemaDialect;
+use crate::secret::Secret;
+
+/// The API version this provider speaks (`anthropic-version`).
+pub const API_VERSION: &str = "2023-06-01";
+
+/// A model behind the Anthropic Messages API (`POST {base_url}/v1/messages`).
+///
+/// See the [module docs](self) for how requests are built.
+#[derive(Clone)]
+pub struct Anthropic {
+    api_key: Secret<String>,
+    model: String,
+    base_url: String,
+    max_tokens: u32,
+    params: Map<String, Value>,
+    transport: Transport,
+}
+
+impl fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key)
+            .field("max_tokens", &self.max_tokens)
+            .field("params", &self.params.keys().collect::<Vec<_>>())
+            .field("transport", &self.transport)
+            .finish()
+    }
+}
+
+impl Anthropic {
+    /// Anthropic's own endpoint.
+    pub const DEFAULT_BASE_URL: &'static str = "https://api.anthropic.com";
+
+    /// The most tokens one response may have unless set with [`Anthropic::max_tokens`].
+    pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+    /// The model `model`, with this API key.
+    pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            api_key: Secret::new(api_key.into()),
+            model: model.into(),
+            base_url: Self::DEFAULT_BASE_URL.to_owned(),
+            max_tokens: Self::DEFAULT_MAX_TOKENS,
+            params: Map::new(),
+            transport: Transport::new(),
+        }
+    }
+
+    /// The model `model`, with the key from `ANTHROPIC_API_KEY` and the endpoint from
+    /// `ANTHROPIC_BASE_URL` (default [`Anthropic::DEFAULT_BASE_URL`]).
+    pub fn from_env(model: impl Into<String>) -> Result<Self, ConfigError> {
+        Self::from_lookup(&model.into(), &|name: &str| {
+            std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+        })
+    }
+
+    pub(super) fn from_lookup(
+        model: &str,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let api_key = lookup("ANTHROPIC_API_KEY").ok_or_else(|| ConfigError::MissingEnv {
+            var: "ANTHROPIC_API_KEY".to_owned(),
+        })?;
+        let model = Self::new(api_key, model);
+        Ok(match lookup("ANTHROPIC_BASE_URL") {
+            Some(url) => model.base_url(url),
+            None => model,
+        })
+    }
+
+    /// The endpoint, without the version: `https://api.anthropic.com`. Requests go to
+    /// `{base_url}/v1/messages`.
+    #[must_use]
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into();
+        self
+    }
+
+    /// The most tokens one response may have (`max_tokens`, which the API requires).
+    /// Default 4096.
+    #[must_use]
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// Sets a top-level field of every request body, such as `temperature`, `top_p` or
+    /// `thinking`. It overrides what the provider would send under that name.
+    #[must_use]
+    pub fn param(mut self, name: impl Into<String>, value: Value) -> Self {
+        self.params.insert(name.into(), value);
+        self
+    }
+
+    /// How long one request may take, from connecting to the end of the response body.
+    /// Default 300 s.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.transport.timeout = timeout;
+        self
+    }
+
+    /// How many times a request that failed with `408`, `429`, `5xx` (including `529
+    /// overloaded`), a timeout or a connection failure is retried. Default 2; `0` never
+    /// retries.
+    #[must_use]
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.transport.max_retries = retries;
+        self
+    }
+
+    /// The first wait before a retry when the server does not say how long to wait; it doubles
+    /// on every retry, with jitter. Default 500 ms.
+    #[must_use]
+    pub fn retry_delay(mut self, delay: Duration) -> Self {
+        self.transport.retry_delay = delay;
+        self
+    }
+
+    /// The longest wait before a retry. A server that asks (with `retry-after`) for a longer
+    /// wait is not retried: its error is returned at once. Default 30 s.
+    #[must_use]
+    pub fn max_retry_delay(mut self, delay: Duration) -> Self {
+        self.transport.max_retry_delay = delay;
+        self
+    }
+
+    /// Sends requests with this client instead of the default one (for a proxy or extra root
+    /// certificates). The timeout and retries still apply.
+    #[must_use]
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.transport.set_client(client);
+        self
+    }
+
+    /// The model's name.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The body of the request for `request`.
+    fn body(&self, request: &ModelRequest) -> Value {
+        let mut messages = Vec::new();
+        // blocks of the user turn being built: tool results, then any text after them
+        let mut user: Vec<Value> = Vec::new();
+        let flush = |messages: &mut Vec<Value>, user: &mut Vec<Value>| {
+            if user.is_empty() {
+                return;
+            }
+            let content = match user.as_slice() {
+                [only] if only["type"] == "text" => only["text"].clone(),
+                _ => Value::Array(std::mem::take(user)),
+            };
+            user.clear();
+            messages.push(json!({"role": "user", "content": content}));
+        };
+        for message in &request.messages {
+            match message {
+                Message::User { text } => {
+                    user.push(json!({"type": "text", "text": text}));
+                }
+                Message::Tool(result) => {
+                    let mut block = Map::new();
+                    block.insert("type".into(), "tool_result".into());
+                    block.insert("tool_use_id".into(), Value::from(result.call_id.as_str()));
+                    block.insert("content".into(), Value::from(result.content.as_str()));
+                    if result.is_error {
+                        block.insert("is_error".into(), Value::Bool(true));
+                    }
+                    user.push(Value::Object(block));
+                }
+                Message::Assistant { text, tool_calls } => {
+                    flush(&mut messages, &mut user);
+                    let mut content = Vec::new();
+                    if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
+                        content.push(json!({"type": "text", "text": text}));
+                    }
+                    content.extend(tool_calls.iter().map(tool_use));
+                    // the API refuses empty content; an empty turn says nothing anyway
+                    if !content.is_empty() {
+                        messages.push(json!({"role": "assistant", "content": content}));
+                    }
+                }
+            }
+        }
+        flush(&mut messages, &mut user);
+
+        let mut body = Map::new();
+        body.insert("model".into(), Value::from(self.model.as_str()));
+        body.insert("max_tokens".into(), Value::from(self.max_tokens));
+        if let Some(system) = &request.system {
+            body.insert("system".into(), Value::from(system.as_str()));
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        if !request.tools.is_empty() {
+            let tools = request
+                .tools
+                .iter()
+                .map(|tool| {
+                    json!({
+                        "name": tool.name,
+                        "description": tool.description,
+                        "input_schema": tool.parameters,
+                    })
+                })
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+        }
+        for (name, value) in &self.params {
+            body.insert(name.clone(), value.clone());
+        }
+        Value::Object(body)
+    }
+
+    async fn send(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static("x-api-key"),
+            secret_header(self.api_key.expose().clone())?,
+        );
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        let body = serde_json::to_vec(&self.body(request))
+            .map_err(|e| ModelError::new("could not encode the request").with_source(e))?;
+        let url = join(&self.base_url, "/v1/messages");
+        let response = self
+            .transport
+            .post_json(&url, headers, body, &self.api_key)
+            .await?;
+        parse(&response)
+    }
+}
+
+impl Model for Anthropic {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        Box::pin(self.send(request))
+    }
+
+    fn schema_dialect(&self) -> SchemaDialect {
+        SchemaDialect::Standard
+    }
+}
+
+fn tool_use(call: &ToolCall) -> Value {
+    let input = match &call.arguments {
+        Value::Object(_) => call.arguments.clone(),
+        // `input` must be an object; arguments that were not one (text from another provider
+        // that was not JSON) were already answered as invalid
+        Value::String(raw) => match serde_json::from_str::<Value>(raw) {
+            Ok(parsed @ Value::Object(_)) => parsed,
+            _ => Value::Object(Map::new()),
+        },
+        _ => Value::Object(Map::new()),
+    };
+    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
+}
+
+#[derive(Deserialize)]
+struct Response {
+    #[serde(default)]
+    content: Vec<Block>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    /// Thinking, server tools and blocks added later: not part of the answer.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
+    let response: Response = serde_json::from_slice(body)
+        .map_err(|e| ModelError::new(format!("could not read the message: {e}")).with_source(e))?;
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    for block in response.content {
+        match block {
+            Block::Text { text: t } => text.push_str(&t),
+            Block::ToolUse { id, name, input } => tool_calls.push(ToolCall {
+                id,
+                name,
+                arguments: if input.is_null() {
+                    Value::Object(Map::new())
+                } else {
+                    input
+                },
+            }),
+            Block::Other => {}
+        }
+    }
+    let usage = response
+        .usage
+        .map(|u| {
+            let cached = u
+                .cache_creation_input_tokens
+                .unwrap_or(0)
+                .saturating_add(u.cache_read_input_tokens.unwrap_or(0));
+            Usage::new(
+                u.input_tokens.unwrap_or(0).saturating_add(cached),
+                u.output_tokens.unwrap_or(0),
+            )
+        })
+        .unwrap_or_default();
+    Ok(ModelResponse {
+        text: (!text.is_empty()).then_some(text),
+        tool_calls,
+        usage,
+    })
+}

@@ -1,0 +1,200 @@
+//! Model providers over HTTP, each behind a cargo feature.
+//!
+//! | feature | provider | API |
+//! |---|---|---|
+//! | `openai` | [`openai::OpenAi`] | Chat Completions, at OpenAI or any compatible server (Ollama, vLLM, llama.cpp) |
+//! | `anthropic` | [`anthropic::Anthropic`] | the Messages API |
+//!
+//! ```no_run
+//! # #[cfg(feature = "openai")]
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//! use reticent::Agent;
+//! use reticent::providers::openai::OpenAi;
+//!
+//! /// Add two numbers.
+//! #[reticent::tool]
+//! fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! let model = OpenAi::from_env("gpt-4o-mini")? // OPENAI_API_KEY, OPENAI_BASE_URL
+//!     .timeout(Duration::from_secs(60))
+//!     .max_retries(3);
+//! let agent = Agent::builder(model).tool(Add).build()?;
+//! let result = agent.run("What is 2 + 3?").await?;
+//! println!("{}", result.output);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Both providers send the request once per turn and retry `408`, `429`, `5xx`, timeouts and
+//! connection failures with exponential backoff and jitter, waiting what `retry-after` (or
+//! `retry-after-ms`) asks for. A failure that outlasts the retries reaches the caller as a
+//! [`ModelError`](crate::ModelError) with the HTTP status and the provider's own message; it
+//! never reaches the model. API keys are held in a [`Secret`](crate::Secret): they are not
+//! in `Debug` output, not in logs and not in errors.
+//!
+//! # Choosing a model from the environment
+//!
+//! [`from_env`] reads `RETICENT_MODEL=PROVIDER:MODEL` and builds the provider, so one binary
+//! runs against any of them:
+//!
+//! | `RETICENT_MODEL` | provider | also reads |
+//! |---|---|---|
+//! | `openai:gpt-4o-mini` | [`openai::OpenAi`] | `OPENAI_API_KEY`, `OPENAI_BASE_URL` |
+//! | `anthropic:claude-sonnet-4-5` | [`anthropic::Anthropic`] | `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` |
+//! | `ollama:llama3.2` | [`openai::OpenAi`] at Ollama, no key | `OLLAMA_HOST` (default `http://localhost:11434`) |
+//!
+//! The model name is everything after the first `:`, so `ollama:qwen2.5:7b` works.
+
+use std::sync::Arc;
+
+use crate::model::Model;
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod http;
+
+#[cfg(feature = "anthropic")]
+pub mod anthropic;
+#[cfg(feature = "openai")]
+pub mod openai;
+
+/// The environment variable [`from_env`] reads.
+pub const MODEL_ENV: &str = "RETICENT_MODEL";
+
+/// The providers [`from_spec`] knows.
+pub const PROVIDERS: &[&str] = &["openai", "anthropic", "ollama"];
+
+/// Why a provider could not be configured.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A required environment variable is not set (or is empty).
+    #[error("the environment variable `{var}` is not set")]
+    MissingEnv {
+        /// The variable.
+        var: String,
+    },
+    /// The spec is not `PROVIDER:MODEL`.
+    #[error("`{spec}` is not a model spec: expected PROVIDER:MODEL, like `openai:gpt-4o-mini`")]
+    InvalidSpec {
+        /// The spec as given.
+        spec: String,
+    },
+    /// The spec names a provider reticent does not have.
+    #[error("unknown model provider `{provider}`; the providers are: {}", PROVIDERS.join(", "))]
+    UnknownProvider {
+        /// The provider as given.
+        provider: String,
+    },
+    /// The provider exists, but its cargo feature is not enabled.
+    #[error("the `{provider}` provider needs reticent's `{feature}` feature")]
+    FeatureDisabled {
+        /// The provider.
+        provider: String,
+        /// The feature to enable.
+        feature: &'static str,
+    },
+}
+
+/// The model named by `RETICENT_MODEL` (`PROVIDER:MODEL`, like `openai:gpt-4o-mini`), with
+/// its keys and base URL from the environment. See the [module docs](self) for the table.
+pub fn from_env() -> Result<Arc<dyn Model>, ConfigError> {
+    let spec = env(MODEL_ENV).ok_or_else(|| ConfigError::MissingEnv {
+        var: MODEL_ENV.to_owned(),
+    })?;
+    from_env_spec(&spec)
+}
+
+/// The model named by `spec` (`PROVIDER:MODEL`), with its keys and base URL from the
+/// environment.
+///
+/// ```
+/// use reticent::providers::{ConfigError, from_env_spec};
+///
+/// let error = from_env_spec("gpt-4o-mini").err().unwrap();
+/// assert!(matches!(error, ConfigError::InvalidSpec { .. }));
+/// ```
+pub fn from_env_spec(spec: &str) -> Result<Arc<dyn Model>, ConfigError> {
+    from_spec(spec, env)
+}
+
+/// The model named by `spec` (`PROVIDER:MODEL`), reading the variables it needs through
+/// `lookup` instead of the process environment: for configuration from a file or a secret
+/// store.
+///
+/// ```
+/// use reticent::providers::{ConfigError, from_spec};
+///
+/// let error = from_spec("mistral:large", |_| None).err().unwrap();
+/// assert_eq!(error, ConfigError::UnknownProvider { provider: "mistral".into() });
+/// ```
+pub fn from_spec(
+    spec: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Arc<dyn Model>, ConfigError> {
+    let (provider, model) = spec
+        .trim()
+        .split_once(':')
+        .filter(|(p, m)| !p.is_empty() && !m.is_empty())
+        .ok_or_else(|| ConfigError::InvalidSpec {
+            spec: spec.to_owned(),
+        })?;
+    let lookup = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+    match provider {
+        "openai" | "ollama" => openai_model(provider, model, &lookup),
+        "anthropic" => anthropic_model(model, &lookup),
+        other => Err(ConfigError::UnknownProvider {
+            provider: other.to_owned(),
+        }),
+    }
+}
+
+#[cfg(feature = "openai")]
+fn openai_model(
+    provider: &str,
+    model: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Arc<dyn Model>, ConfigError> {
+    Ok(Arc::new(if provider == "ollama" {
+        openai::OpenAi::ollama_from_lookup(model, lookup)
+    } else {
+        openai::OpenAi::from_lookup(model, lookup)?
+    }))
+}
+
+#[cfg(not(feature = "openai"))]
+fn openai_model(
+    provider: &str,
+    _model: &str,
+    _lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Arc<dyn Model>, ConfigError> {
+    Err(ConfigError::FeatureDisabled {
+        provider: provider.to_owned(),
+        feature: "openai",
+    })
+}
+
+#[cfg(feature = "anthropic")]
+fn anthropic_model(
+    model: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Arc<dyn Model>, ConfigError> {
+    Ok(Arc::new(anthropic::Anthropic::from_lookup(model, lookup)?))
+}
+
+#[cfg(not(feature = "anthropic"))]
+fn anthropic_model(
+    _model: &str,
+    _lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Arc<dyn Model>, ConfigError> {
+    Err(ConfigError::FeatureDisabled {
+        provider: "anthropic".to_owned(),
+        feature: "anthropic",
+    })
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
