@@ -12,7 +12,7 @@ use crate::error::{ArgumentError, BoxError, Disclose, Failure, ToolError};
 use crate::render::{MAX_NAME_LEN, bounded};
 use crate::schema::ParametersSchema;
 
-pub use crate::secret::SecretCannotBeFormatted;
+pub use crate::secret::{SecretCannotBeFormatted, SecretCannotBeSerialized};
 pub use futures::future::BoxFuture;
 pub use serde_json;
 pub use std::sync::OnceLock;

@@ -3,11 +3,12 @@
 use std::fmt;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A value that must never be formatted into a message: it has no `Display` (formatting it is
-/// a compile error), its `Debug` prints `Secret(..)`, and it does not implement `Serialize`,
-/// so it cannot be returned to the model either. Read it with [`Secret::expose`].
+/// a compile error), its `Debug` prints `Secret(..)`, and it cannot be serialized (also a
+/// compile error), so it cannot be returned to the model either. Read it with
+/// [`Secret::expose`].
 ///
 /// ```
 /// use reticent::Secret;
@@ -83,6 +84,15 @@ impl<T> fmt::Debug for Secret<T> {
 )]
 pub trait SecretCannotBeFormatted: sealed::Sealed {}
 
+/// Never implemented: it makes serializing a `Secret` (returning it from a tool, or deriving
+/// `Serialize` for a type that holds one) fail with a message that says why.
+#[diagnostic::on_unimplemented(
+    message = "a `Secret` cannot be serialized",
+    label = "this would put a secret into JSON that can reach the model, a log or a recording",
+    note = "serialize something that identifies the value instead (a name or an id), or call `.expose()` where the raw value is truly needed"
+)]
+pub trait SecretCannotBeSerialized: sealed::Sealed {}
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -90,6 +100,12 @@ mod sealed {
 impl<T: SecretCannotBeFormatted> fmt::Display for Secret<T> {
     fn fmt(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
         unreachable!("SecretCannotBeFormatted has no implementations")
+    }
+}
+
+impl<T: SecretCannotBeSerialized> Serialize for Secret<T> {
+    fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        unreachable!("SecretCannotBeSerialized has no implementations")
     }
 }
 
