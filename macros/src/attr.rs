@@ -60,7 +60,7 @@ impl Config {
         if slot.is_some() {
             return Err(syn::Error::new_spanned(
                 key,
-                format!("`{key}` is set more than once"),
+                format!("`{key}` is set more than once; keep one"),
             ));
         }
         *slot = Some(lit);
@@ -101,7 +101,7 @@ impl Config {
                 if self.flags[index].is_some() {
                     return Err(syn::Error::new_spanned(
                         &key,
-                        format!("`{key}` is set more than once"),
+                        format!("`{key}` is set more than once; keep one"),
                     ));
                 }
                 self.flags[index] = Some((key, value));

@@ -55,7 +55,7 @@ fn parse_one(out: &mut DiscloseAttr, meta: &ParseNestedMeta<'_>, cx: &Ctxt) -> s
             return Err(meta.error("`argument` takes no value: write `#[disclose(argument)]`"));
         }
         if out.argument.is_some() {
-            return Err(meta.error("`argument` is set more than once"));
+            return Err(meta.error("`argument` is set more than once; keep one"));
         }
         out.argument = Some(meta.path.clone());
     } else if meta.path.is_ident("kind") {
@@ -69,7 +69,7 @@ fn parse_one(out: &mut DiscloseAttr, meta: &ParseNestedMeta<'_>, cx: &Ctxt) -> s
         if out.kind.is_some() {
             return Err(syn::Error::new_spanned(
                 &meta.path,
-                "`kind` is set more than once",
+                "`kind` is set more than once; keep one",
             ));
         }
         let value = lit.value();
