@@ -58,7 +58,7 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     if !item.generics.params.is_empty() {
         cx.error_spanned_by(
             &item.generics,
-            "a `#[tools]` impl block cannot be generic: each tool's schema is computed once for a concrete type",
+            "a `#[tools]` impl block cannot be generic: each tool's schema is computed once for a concrete type; write the impl block for a concrete type instead",
         );
     }
 
@@ -129,16 +129,24 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         let error = error.to_compile_error();
         // Implement `Toolbox` anyway where that is possible, so uses of the type as a toolbox
         // do not add errors of their own.
-        let fallback = item.generics.params.is_empty().then(|| {
-            quote! {
-                #[automatically_derived]
-                impl ::reticent::Toolbox for #self_ty {
-                    fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::reticent::Tool>> {
-                        ::core::unreachable!()
-                    }
+        // A generic impl is itself a mistake; its stand-in is bounded so that it adds none.
+        let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+        let mut where_clause = where_clause
+            .cloned()
+            .unwrap_or_else(|| syn::parse_quote!(where));
+        if !item.generics.params.is_empty() {
+            where_clause.predicates.push(syn::parse_quote!(
+                Self: ::core::marker::Send + ::core::marker::Sync + 'static
+            ));
+        }
+        let fallback = quote! {
+            #[automatically_derived]
+            impl #impl_generics ::reticent::Toolbox for #self_ty #where_clause {
+                fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::reticent::Tool>> {
+                    ::core::unreachable!()
                 }
             }
-        });
+        };
         return quote!(#error #item #fallback);
     }
 

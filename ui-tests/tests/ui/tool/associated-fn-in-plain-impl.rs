@@ -1,3 +1,6 @@
+// A known limitation: an attribute cannot see that it is inside an impl block, so the struct
+// `#[tool]` declares beside the function is refused there by the compiler. Tool methods go in
+// an impl block marked `#[reticent::tools]`.
 struct Shop;
 
 impl Shop {
