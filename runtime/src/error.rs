@@ -28,10 +28,34 @@ pub enum ToolError {
 impl ToolError {
     /// Classifies an error whose type implements [`Disclose`].
     pub fn from_disclose<E: Disclose>(error: E) -> Self {
+        let hint = error.retry_hint();
         match error.disclosure() {
-            Disclosure::Argument => Self::Argument(ArgumentError::from_error(error)),
-            Disclosure::Kind(kind) => Self::Failed(Failure::new(kind, error)),
+            Disclosure::Argument => {
+                let mut argument = ArgumentError::from_error(error);
+                argument.hint = hint;
+                Self::Argument(argument)
+            }
+            Disclosure::Kind(kind) => {
+                let fatal = error.is_fatal();
+                let mut failure = Failure::new(kind, error);
+                failure.hint = hint;
+                failure.fatal = fatal;
+                Self::Failed(failure)
+            }
         }
+    }
+
+    /// The retry hint shown to the model, if the error declares one.
+    pub fn retry_hint(&self) -> Option<RetryHint> {
+        match self {
+            Self::Argument(error) => error.hint(),
+            Self::Failed(failure) => failure.hint(),
+        }
+    }
+
+    /// Whether the failure must end the run (see [`Failure::fatal`]).
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, Self::Failed(failure) if failure.is_fatal())
     }
 
     /// Classifies any other error by its type name (see [`Failure::from_error`]).
@@ -111,6 +135,7 @@ impl From<Failure> for ToolError {
 pub struct ArgumentError {
     message: Cow<'static, str>,
     source: Option<BoxError>,
+    hint: Option<RetryHint>,
 }
 
 impl ArgumentError {
@@ -122,6 +147,7 @@ impl ArgumentError {
         Self {
             message: message.into(),
             source: None,
+            hint: None,
         }
     }
 
@@ -132,7 +158,20 @@ impl ArgumentError {
         Self {
             message: Cow::Owned(error.to_string()),
             source: Some(Box::new(error)),
+            hint: None,
         }
+    }
+
+    /// Adds a fixed retry hint to what the model is shown.
+    #[must_use]
+    pub fn with_hint(mut self, hint: RetryHint) -> Self {
+        self.hint = Some(hint);
+        self
+    }
+
+    /// The retry hint, if any.
+    pub fn hint(&self) -> Option<RetryHint> {
+        self.hint
     }
 
     /// The message shown to the model (before it is cut to length).
@@ -192,6 +231,8 @@ impl StdError for ArgumentError {
 pub struct Failure {
     kind: Cow<'static, str>,
     error: Arc<dyn StdError + Send + Sync + 'static>,
+    hint: Option<RetryHint>,
+    fatal: bool,
 }
 
 impl Failure {
@@ -202,6 +243,8 @@ impl Failure {
         Self {
             kind: kind.into(),
             error: Arc::from(error.into()),
+            hint: None,
+            fatal: false,
         }
     }
 
@@ -210,7 +253,36 @@ impl Failure {
         Self {
             kind: crate::render::short_type_name(std::any::type_name::<E>()),
             error: Arc::new(error),
+            hint: None,
+            fatal: false,
         }
+    }
+
+    /// Adds a fixed retry hint to what the model is shown.
+    #[must_use]
+    pub fn with_hint(mut self, hint: RetryHint) -> Self {
+        self.hint = Some(hint);
+        self
+    }
+
+    /// Marks the failure as fatal: it ends the run with
+    /// [`AgentError::ToolFailed`](crate::AgentError::ToolFailed) even under
+    /// [`ToolFailureMode::ReportToModel`](crate::ToolFailureMode::ReportToModel), so the model
+    /// is not invited to route around a broken safety or policy boundary.
+    #[must_use]
+    pub fn fatal(mut self) -> Self {
+        self.fatal = true;
+        self
+    }
+
+    /// The retry hint, if any.
+    pub fn hint(&self) -> Option<RetryHint> {
+        self.hint
+    }
+
+    /// Whether the failure ends the run.
+    pub fn is_fatal(&self) -> bool {
+        self.fatal
     }
 
     /// The kind the model is shown, e.g. `GatewayError` or `OrderError::Database`.
@@ -234,6 +306,8 @@ impl fmt::Debug for Failure {
         f.debug_struct("Failure")
             .field("kind", &self.kind)
             .field("error", &self.error)
+            .field("hint", &self.hint)
+            .field("fatal", &self.fatal)
             .finish()
     }
 }
@@ -276,6 +350,37 @@ impl StdError for Failure {
 pub trait Disclose: StdError + Send + Sync + 'static {
     /// How this error is shown to the model.
     fn disclosure(&self) -> Disclosure;
+
+    /// A fixed hint for the model on whether retrying can help (`#[disclose(transient)]`,
+    /// `#[disclose(permanent)]`).
+    fn retry_hint(&self) -> Option<RetryHint> {
+        None
+    }
+
+    /// Whether the error ends the run (`#[disclose(fatal)]`); see [`Failure::fatal`].
+    fn is_fatal(&self) -> bool {
+        false
+    }
+}
+
+/// Whether retrying a failed call can help: a fixed hint the model is shown after the
+/// failure, chosen by the developer, never runtime data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RetryHint {
+    /// Retrying later may succeed (`(transient: retrying later may succeed)`).
+    Transient,
+    /// Retrying the same call will not help (`(permanent: retrying the same call will not help)`).
+    Permanent,
+}
+
+impl RetryHint {
+    /// The text appended to the model's line.
+    pub fn text(self) -> &'static str {
+        match self {
+            Self::Transient => "transient: retrying later may succeed",
+            Self::Permanent => "permanent: retrying the same call will not help",
+        }
+    }
 }
 
 /// A boxed error is disclosed as the error it holds (`Result<T, Box<OrderError>>`, as
@@ -284,12 +389,28 @@ impl<E: Disclose> Disclose for Box<E> {
     fn disclosure(&self) -> Disclosure {
         (**self).disclosure()
     }
+
+    fn retry_hint(&self) -> Option<RetryHint> {
+        (**self).retry_hint()
+    }
+
+    fn is_fatal(&self) -> bool {
+        (**self).is_fatal()
+    }
 }
 
 /// A shared error is disclosed as the error it holds.
 impl<E: Disclose> Disclose for Arc<E> {
     fn disclosure(&self) -> Disclosure {
         (**self).disclosure()
+    }
+
+    fn retry_hint(&self) -> Option<RetryHint> {
+        (**self).retry_hint()
+    }
+
+    fn is_fatal(&self) -> bool {
+        (**self).is_fatal()
     }
 }
 

@@ -103,16 +103,16 @@ mod secret;
 mod tool;
 mod trajectory;
 
-pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, ToolError};
+pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, RetryHint, ToolError};
 pub use schema::ParametersSchema;
 pub use schema_dialect::{SchemaDialect, SchemaError};
 pub use secret::Secret;
 pub use tool::{Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, PrerequisiteNotMet,
-    RunOptions, StopReason, ToolFailure, ToolFailureMode, ToolFailureOptions, ToolPanicked,
-    ToolTimedOut, UnknownTool, kinds,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, Effect, EffectOutcome,
+    ForbiddenAfterUntrusted, PrerequisiteNotMet, RunOptions, StopReason, ToolFailure,
+    ToolFailureMode, ToolFailureOptions, ToolPanicked, ToolStats, ToolTimedOut, UnknownTool, kinds,
 };
 pub use model::{
     Message, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, ToolCall, ToolResult,

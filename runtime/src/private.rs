@@ -150,7 +150,7 @@ impl<T: Serialize> ToolOutput for T {
     #[inline]
     fn encode(&self) -> Result<Value, ToolError> {
         serde_json::to_value(self)
-            .map_err(|e| ToolError::Failed(Failure::new("OutputError", OutputError(e))))
+            .map_err(|e| ToolError::Failed(Failure::new("OutputError", OutputError(e)).fatal()))
     }
 }
 

@@ -42,12 +42,21 @@ pub(crate) fn bounded(s: &str, max: usize) -> Cow<'_, str> {
 pub(crate) fn tool_error(tool: &str, error: &ToolError, include_error_message: bool) -> String {
     let tool = bounded(tool, MAX_NAME_LEN);
     match error {
-        ToolError::Argument(error) => format!(
-            "Invalid arguments for tool '{tool}': {}",
-            bounded(error.message(), MAX_MESSAGE_LEN)
-        ),
+        ToolError::Argument(error) => {
+            let mut text = format!(
+                "Invalid arguments for tool '{tool}': {}",
+                bounded(error.message(), MAX_MESSAGE_LEN)
+            );
+            if let Some(hint) = error.hint() {
+                let _ = write!(text, " ({})", hint.text());
+            }
+            text
+        }
         ToolError::Failed(failure) => {
             let mut text = format!("Tool '{tool}' failed with {}", failure.kind());
+            if let Some(hint) = failure.hint() {
+                let _ = write!(text, " ({})", hint.text());
+            }
             if include_error_message {
                 let message = failure.error().to_string();
                 let _ = write!(text, ": {}", bounded(&message, MAX_MESSAGE_LEN));
@@ -94,6 +103,16 @@ pub(crate) fn prerequisite(tool: &str, missing: &[&str]) -> String {
         .join(" and ");
     format!(
         "Tool '{tool}' was refused: it requires a successful call of {list} earlier in this conversation"
+    )
+}
+
+/// A call refused because untrusted output entered the conversation and a rule forbids the
+/// tool after that.
+pub(crate) fn forbidden_after_untrusted(tool: &str) -> String {
+    format!(
+        "Tool '{tool}' was refused by the rule forbid_after_untrusted(\"{tool}\"): it cannot run \
+         once output from an untrusted source (web pages, email, third-party data) has entered \
+         this conversation"
     )
 }
 

@@ -42,6 +42,16 @@ pub trait Tool: Send + Sync + 'static {
     fn timeout(&self) -> Option<Duration> {
         None
     }
+
+    /// Whether the tool's output comes from outside the system (web pages, email, third-party
+    /// APIs) and may carry instructions planted by someone else. Once such output enters a
+    /// run's transcript, the run is tainted (see
+    /// [`AgentBuilder::forbid_after_untrusted`](crate::AgentBuilder::forbid_after_untrusted)).
+    ///
+    /// `open_world` tools are untrusted by default; `#[tool(untrusted_output)]` marks others.
+    fn untrusted_output(&self) -> bool {
+        self.definition().annotations.open_world
+    }
 }
 
 /// A value that provides several tools, usually a struct whose `impl` block carries

@@ -120,6 +120,7 @@ pub struct AgentBuilder {
     max_turns: u32,
     max_parallel_tools: usize,
     requirements: Vec<(String, String)>,
+    forbidden_after_untrusted: Vec<String>,
     record_content: bool,
 }
 
@@ -141,6 +142,7 @@ impl std::fmt::Debug for AgentBuilder {
             .field("max_turns", &self.max_turns)
             .field("max_parallel_tools", &self.max_parallel_tools)
             .field("requirements", &self.requirements)
+            .field("forbidden_after_untrusted", &self.forbidden_after_untrusted)
             .field("record_content", &self.record_content)
             .finish_non_exhaustive()
     }
@@ -158,6 +160,7 @@ impl AgentBuilder {
             max_turns: 16,
             max_parallel_tools: 8,
             requirements: Vec::new(),
+            forbidden_after_untrusted: Vec::new(),
             record_content: false,
         }
     }
@@ -221,6 +224,16 @@ impl AgentBuilder {
     /// `prerequisite` never counts.
     pub fn require(mut self, tool: impl Into<String>, prerequisite: impl Into<String>) -> Self {
         self.requirements.push((tool.into(), prerequisite.into()));
+        self
+    }
+
+    /// Refuses `tool` once output from an untrusted source has entered the run's transcript
+    /// (a successful call of a tool that is `open_world` or `#[tool(untrusted_output)]`): a
+    /// containment line against instructions planted in tool output. The refusal names the
+    /// rule, is recorded like other failures and never satisfies a prerequisite; the tool's
+    /// body never runs.
+    pub fn forbid_after_untrusted(mut self, tool: impl Into<String>) -> Self {
+        self.forbidden_after_untrusted.push(tool.into());
         self
     }
 
@@ -294,6 +307,15 @@ impl AgentBuilder {
                 entry.push(prerequisite);
             }
         }
+        for tool in &self.forbidden_after_untrusted {
+            if !index.contains_key(tool) {
+                return Err(BuildError::UnknownTool {
+                    name: tool.clone(),
+                    rule: format!("forbid_after_untrusted({tool:?})"),
+                    known: known(),
+                });
+            }
+        }
         Ok(Agent {
             inner: Arc::new(Inner {
                 model: self.model,
@@ -307,6 +329,7 @@ impl AgentBuilder {
                 max_turns: self.max_turns,
                 max_parallel_tools: self.max_parallel_tools,
                 requirements,
+                forbidden_after_untrusted: self.forbidden_after_untrusted.into_iter().collect(),
                 record_content: self.record_content,
             }),
         })

@@ -14,7 +14,8 @@ use tracing::field::Empty;
 
 use super::Inner;
 use super::failure::{
-    PrerequisiteNotMet, ToolPanicked, ToolTimedOut, UnknownTool, error_chain, kinds,
+    ForbiddenAfterUntrusted, PrerequisiteNotMet, ToolPanicked, ToolTimedOut, UnknownTool,
+    error_chain, kinds,
 };
 use crate::error::{ArgumentError, ToolError};
 use crate::model::ToolCall;
@@ -30,9 +31,22 @@ pub(crate) enum Outcome {
         kind: String,
         error: Arc<dyn StdError + Send + Sync>,
         timed_out: bool,
+        /// The failure ends the run whatever the failure mode (`#[disclose(fatal)]`).
+        fatal: bool,
+        /// Nobody knows whether the call took effect (timeout, panic).
+        effect_unknown: bool,
         /// The full model-visible text, before repeats are collapsed.
         text: String,
     },
+}
+
+/// What the calls of one turn are checked against before they run: the state of the run
+/// when the model made them.
+pub(crate) struct Gate<'a> {
+    /// Tools that succeeded earlier in the run.
+    pub(crate) succeeded: &'a HashSet<String>,
+    /// Untrusted output entered the transcript earlier in the run.
+    pub(crate) tainted: bool,
 }
 
 pub(crate) struct Executed {
@@ -45,6 +59,8 @@ fn failure(kind: &str, error: impl StdError + Send + Sync + 'static, text: Strin
         kind: kind.to_owned(),
         error: Arc::new(error),
         timed_out: false,
+        fatal: false,
+        effect_unknown: false,
         text,
     }
 }
@@ -53,7 +69,7 @@ fn failure(kind: &str, error: impl StdError + Send + Sync + 'static, text: Strin
 pub(crate) async fn execute(
     inner: &Inner,
     call: &ToolCall,
-    succeeded: &HashSet<String>,
+    gate: &Gate<'_>,
     run_token: &CancellationToken,
 ) -> Executed {
     let span = tracing::info_span!(
@@ -79,7 +95,7 @@ pub(crate) async fn execute(
     // The runtime's clock, the one the timeout runs on: a call stopped at its limit reports
     // the limit as its elapsed time, also when the clock is paused in tests.
     let start = Instant::now();
-    let outcome = execute_inner(inner, call, succeeded, run_token)
+    let outcome = execute_inner(inner, call, gate, run_token)
         .instrument(span.clone())
         .await;
     let elapsed = start.elapsed();
@@ -109,7 +125,7 @@ pub(crate) async fn execute(
 async fn execute_inner(
     inner: &Inner,
     call: &ToolCall,
-    succeeded: &HashSet<String>,
+    gate: &Gate<'_>,
     run_token: &CancellationToken,
 ) -> Outcome {
     let Some(&index) = inner.index.get(&call.name) else {
@@ -127,7 +143,7 @@ async fn execute_inner(
     if let Some(required) = inner.requirements.get(&call.name) {
         let missing: Vec<&str> = required
             .iter()
-            .filter(|r| !succeeded.contains(*r))
+            .filter(|r| !gate.succeeded.contains(*r))
             .map(String::as_str)
             .collect();
         if !missing.is_empty() {
@@ -140,6 +156,16 @@ async fn execute_inner(
                 render::prerequisite(&call.name, &missing),
             );
         }
+    }
+
+    if gate.tainted && inner.forbidden_after_untrusted.contains(&call.name) {
+        return failure(
+            kinds::UNTRUSTED,
+            ForbiddenAfterUntrusted {
+                tool: call.name.clone(),
+            },
+            render::forbidden_after_untrusted(&call.name),
+        );
     }
 
     invoke(
@@ -201,6 +227,8 @@ pub(crate) async fn invoke(
                         limit,
                     }),
                     timed_out: true,
+                    fatal: false,
+                    effect_unknown: true,
                     text: render::timeout(&call.name, limit),
                 };
             }
@@ -222,6 +250,7 @@ pub(crate) async fn invoke(
 fn tool_error(include_error_message: bool, tool: &str, error: ToolError) -> Outcome {
     let text = error.model_text(tool, include_error_message);
     let kind = error.kind().to_owned();
+    let fatal = error.is_fatal();
     let error: Arc<dyn StdError + Send + Sync> = match error {
         ToolError::Argument(error) => Arc::new(error),
         ToolError::Failed(failure) => failure.into_error(),
@@ -230,6 +259,8 @@ fn tool_error(include_error_message: bool, tool: &str, error: ToolError) -> Outc
         kind,
         error,
         timed_out: false,
+        fatal,
+        effect_unknown: false,
         text,
     }
 }
@@ -240,12 +271,16 @@ fn panicked(tool: &str, payload: Box<dyn std::any::Any + Send>) -> Outcome {
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a non-string panic payload".to_owned());
-    failure(
+    let mut outcome = failure(
         kinds::PANIC,
         ToolPanicked {
             tool: tool.to_owned(),
             payload,
         },
         render::panic(tool),
-    )
+    );
+    if let Outcome::Failure { effect_unknown, .. } = &mut outcome {
+        *effect_unknown = true;
+    }
+    outcome
 }

@@ -69,6 +69,8 @@ pub mod kinds {
     pub const UNKNOWN_TOOL: &str = "unknown_tool";
     /// The tool's prerequisite had not succeeded.
     pub const PREREQUISITE: &str = "prerequisite";
+    /// The tool is forbidden once untrusted output entered the run.
+    pub const UNTRUSTED: &str = "untrusted";
 }
 
 /// The model called a tool that is not registered.
@@ -107,4 +109,13 @@ pub struct PrerequisiteNotMet {
     pub tool: String,
     /// The tool that must succeed first.
     pub prerequisite: String,
+}
+
+/// A tool was refused because the run is tainted by untrusted output and a
+/// [`forbid_after_untrusted`](crate::AgentBuilder::forbid_after_untrusted) rule names it.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("`{tool}` is forbidden after untrusted output entered the run")]
+pub struct ForbiddenAfterUntrusted {
+    /// The refused tool.
+    pub tool: String,
 }

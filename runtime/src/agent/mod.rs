@@ -1,7 +1,7 @@
 //! The agent loop: talk to a model, run its tool calls, apply the failure policy, and give the
 //! caller the full record.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -14,13 +14,16 @@ use crate::tool::{Tool, ToolDefinition};
 use crate::trajectory::Trajectory;
 
 mod builder;
+mod effects;
 pub(crate) mod exec;
 mod failure;
 mod run;
 
 pub use builder::{AgentBuilder, BuildError, ToolFailureMode, ToolFailureOptions};
+pub use effects::{Effect, EffectOutcome, ToolStats};
 pub use failure::{
-    PrerequisiteNotMet, ToolFailure, ToolPanicked, ToolTimedOut, UnknownTool, kinds,
+    ForbiddenAfterUntrusted, PrerequisiteNotMet, ToolFailure, ToolPanicked, ToolTimedOut,
+    UnknownTool, kinds,
 };
 
 /// An agent: a model, its tools and the policies that govern a run. Cheap to clone; one agent
@@ -66,6 +69,7 @@ pub(crate) struct Inner {
     pub(crate) max_turns: u32,
     pub(crate) max_parallel_tools: usize,
     pub(crate) requirements: HashMap<String, Vec<String>>,
+    pub(crate) forbidden_after_untrusted: HashSet<String>,
     pub(crate) record_content: bool,
 }
 
@@ -204,6 +208,14 @@ pub struct AgentResult {
     pub stop_reason: StopReason,
     /// Every request and response, for replay; holds only what the model saw.
     pub trajectory: Trajectory,
+    /// Every call of a tool that is not `read_only`, in call order, with whether it took
+    /// effect: the ledger to reconcile after any run.
+    pub effects: Vec<Effect>,
+    /// The ids of the calls whose untrusted output entered the transcript (tools that are
+    /// `open_world` or `#[tool(untrusted_output)]`). Empty when the run is not tainted.
+    pub tainted_by: Vec<String>,
+    /// Calls, failures and timeouts per tool.
+    pub tool_stats: BTreeMap<String, ToolStats>,
 }
 
 /// A run that did not finish. Each variant keeps what the run had gathered.

@@ -1,7 +1,8 @@
 //! The loop itself.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::StreamExt;
 use futures::channel::mpsc::UnboundedSender;
@@ -9,10 +10,10 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use super::exec::{Executed, Outcome, execute};
+use super::exec::{Executed, Gate, Outcome, execute};
 use super::{
-    AgentError, AgentEvent, AgentResult, Inner, RunOptions, StopReason, ToolFailure,
-    ToolFailureMode,
+    AgentError, AgentEvent, AgentResult, Effect, EffectOutcome, Inner, RunOptions, StopReason,
+    ToolFailure, ToolFailureMode, ToolStats,
 };
 use crate::model::{Message, ModelRequest, ModelResponse, ToolResult, Usage};
 use crate::render;
@@ -43,6 +44,11 @@ struct Run {
     /// The latest failure of each distinct (tool, arguments), to collapse exact repeats.
     failed_calls: Vec<FailedCall>,
     consecutive_failures: u32,
+    /// Calls of tools that are not `read_only`, in call order.
+    effects: Vec<Effect>,
+    /// Calls whose untrusted output entered the transcript.
+    tainted_by: Vec<String>,
+    tool_stats: BTreeMap<String, ToolStats>,
 }
 
 pub(crate) async fn run(
@@ -62,6 +68,8 @@ pub(crate) async fn run(
         reticent.turns = Empty,
         reticent.tool_failures = Empty,
         reticent.stop_reason = Empty,
+        reticent.tool_stats = Empty,
+        reticent.tainted = Empty,
     );
     let mut messages = options.history;
     messages.push(Message::User { text: input });
@@ -80,6 +88,9 @@ pub(crate) async fn run(
         succeeded: HashSet::new(),
         failed_calls: Vec::new(),
         consecutive_failures: 0,
+        effects: Vec::new(),
+        tainted_by: Vec::new(),
+        tool_stats: BTreeMap::new(),
     };
     let result = run.drive().instrument(span.clone()).await;
     let (usage, turns, failures) = match &result {
@@ -93,6 +104,17 @@ pub(crate) async fn run(
     span.record("gen_ai.usage.output_tokens", usage.output_tokens);
     span.record("reticent.turns", turns);
     span.record("reticent.tool_failures", failures);
+    let record = match &result {
+        Ok(r) => r,
+        Err(e) => e.partial(),
+    };
+    if !record.tool_stats.is_empty() {
+        span.record(
+            "reticent.tool_stats",
+            tracing::field::display(stats_text(&record.tool_stats)),
+        );
+    }
+    span.record("reticent.tainted", !record.tainted_by.is_empty());
     match &result {
         Ok(r) => {
             span.record("reticent.stop_reason", tracing::field::debug(r.stop_reason));
@@ -226,54 +248,80 @@ impl Run {
 
     /// Runs the calls of one turn concurrently and appends their results in call order.
     async fn run_tools(&mut self, calls: Vec<crate::model::ToolCall>) -> Result<(), AgentError> {
+        // Set when a call's future first runs: a call cancelled after that may have taken
+        // effect.
+        let started: Vec<AtomicBool> = calls.iter().map(|_| AtomicBool::new(false)).collect();
         let executed = {
             let inner = &*self.inner;
-            let succeeded = &self.succeeded;
+            let gate = Gate {
+                succeeded: &self.succeeded,
+                tainted: !self.tainted_by.is_empty(),
+            };
+            let gate = &gate;
             let token = &self.token;
             let events = self.events.as_ref();
             // `buffered` polls a call's future first when the call gets its turn under
             // `max_parallel_tools`: that is when it is reported started.
             let mut pending = Vec::with_capacity(calls.len());
-            for call in &calls {
+            for (call, started) in calls.iter().zip(&started) {
                 pending.push(async move {
+                    started.store(true, Ordering::Relaxed);
                     if let Some(events) = events {
                         let _ =
                             events.unbounded_send(AgentEvent::ToolStarted { call: call.clone() });
                     }
-                    execute(inner, call, succeeded, token).await
+                    execute(inner, call, gate, token).await
                 });
             }
             let mut stream = futures::stream::iter(pending).buffered(inner.max_parallel_tools);
             let mut executed: Vec<Executed> = Vec::with_capacity(calls.len());
-            loop {
+            let cancelled = loop {
                 tokio::select! {
                     biased;
-                    () = token.cancelled() => break None,
+                    () = token.cancelled() => break true,
                     next = stream.next() => match next {
                         Some(done) => executed.push(done),
-                        None => break Some(executed),
+                        None => break false,
                     },
                 }
-            }
+            };
+            (executed, cancelled)
         };
-        let Some(executed) = executed else {
+        let (executed, cancelled) = executed;
+        if cancelled {
+            // The turn is abandoned: its results never reach the model. The ledger keeps
+            // what may have happened: calls that finished, and calls cut off mid-flight.
+            for (i, call) in calls.iter().enumerate() {
+                let outcome = match executed.get(i) {
+                    Some(done) => effect_outcome(&done.outcome),
+                    None if started[i].load(Ordering::Relaxed) => EffectOutcome::Unknown,
+                    None => continue,
+                };
+                self.record_effect(call, outcome);
+            }
             return Err(AgentError::Cancelled {
                 partial: Box::new(self.snapshot(StopReason::Completed, None)),
             });
-        };
+        }
 
         let collapse = self.inner.failure_options.collapse_repeats;
         let propagate = self.inner.failure_mode == ToolFailureMode::Propagate;
-        // Under `Propagate` the first failure (in call order) ends the run, after the whole
-        // turn is recorded: the other calls ran concurrently, and their effects and errors are
-        // the caller's to know. Every call keeps its result, so the partial transcript stays a
-        // valid history.
-        let mut first_failure: Option<ToolFailure> = None;
+        // The first failure (in call order) that ends the run, under `Propagate` or because it
+        // is fatal, ends it after the whole turn is recorded: the other calls ran
+        // concurrently, and their effects and errors are the caller's to know. Every call
+        // keeps its result, so the partial transcript stays a valid history.
+        let mut ending_failure: Option<ToolFailure> = None;
         for (call, Executed { outcome, elapsed }) in calls.into_iter().zip(executed) {
+            self.record_effect(&call, effect_outcome(&outcome));
+            let stats = self.tool_stats.entry(call.name.clone()).or_default();
+            stats.calls += 1;
             match outcome {
                 Outcome::Success { content } => {
                     self.consecutive_failures = 0;
                     self.succeeded.insert(call.name.clone());
+                    if self.is_untrusted(&call.name) {
+                        self.tainted_by.push(call.id.clone());
+                    }
                     self.emit(AgentEvent::ToolSucceeded {
                         tool: call.name.clone(),
                         call_id: call.id.clone(),
@@ -291,8 +339,12 @@ impl Run {
                     kind,
                     error,
                     timed_out,
+                    fatal,
                     text,
+                    ..
                 } => {
+                    stats.failures += 1;
+                    stats.timeouts += u32::from(timed_out);
                     self.consecutive_failures += 1;
                     let earlier = self
                         .failed_calls
@@ -329,8 +381,8 @@ impl Run {
                     };
                     self.failures.push(failure.clone());
                     self.emit(AgentEvent::ToolFailed(failure.clone()));
-                    if propagate && first_failure.is_none() {
-                        first_failure = Some(failure);
+                    if (propagate || fatal) && ending_failure.is_none() {
+                        ending_failure = Some(failure);
                     }
                     self.request.messages.push(Message::Tool(ToolResult {
                         call_id: call.id,
@@ -341,13 +393,38 @@ impl Run {
                 }
             }
         }
-        match first_failure {
+        match ending_failure {
             Some(failure) => Err(AgentError::ToolFailed {
                 failure,
                 partial: Box::new(self.snapshot(StopReason::Completed, None)),
             }),
             None => Ok(()),
         }
+    }
+
+    fn tool(&self, name: &str) -> Option<&dyn crate::tool::Tool> {
+        let index = *self.inner.index.get(name)?;
+        Some(&*self.inner.tools[index])
+    }
+
+    fn is_untrusted(&self, name: &str) -> bool {
+        self.tool(name).is_some_and(|tool| tool.untrusted_output())
+    }
+
+    /// Adds a call to the ledger if its tool can change the world.
+    fn record_effect(&mut self, call: &crate::model::ToolCall, outcome: EffectOutcome) {
+        let Some(tool) = self.tool(&call.name) else {
+            return;
+        };
+        if tool.definition().annotations.read_only {
+            return;
+        }
+        self.effects.push(Effect {
+            tool: call.name.clone(),
+            call_id: call.id.clone(),
+            arguments: call.arguments.clone(),
+            outcome,
+        });
     }
 
     /// The result so far, leaving the run as it is.
@@ -365,6 +442,9 @@ impl Run {
                 self.request.messages.clone(),
                 self.turns.clone(),
             ),
+            effects: self.effects.clone(),
+            tainted_by: self.tainted_by.clone(),
+            tool_stats: self.tool_stats.clone(),
         }
     }
 
@@ -384,6 +464,35 @@ impl Run {
             turns,
             stop_reason,
             trajectory,
+            effects: self.effects,
+            tainted_by: self.tainted_by,
+            tool_stats: self.tool_stats,
         }
     }
+}
+
+/// Whether a finished call took effect.
+fn effect_outcome(outcome: &Outcome) -> EffectOutcome {
+    match outcome {
+        Outcome::Success { .. } => EffectOutcome::Applied,
+        Outcome::Failure {
+            effect_unknown: true,
+            ..
+        } => EffectOutcome::Unknown,
+        Outcome::Failure { .. } => EffectOutcome::Failed,
+    }
+}
+
+/// `name: calls/failures/timeouts` for each tool, for the `invoke_agent` span.
+fn stats_text(stats: &BTreeMap<String, ToolStats>) -> String {
+    stats
+        .iter()
+        .map(|(tool, s)| {
+            format!(
+                "{tool}: {} calls, {} failed, {} timed out",
+                s.calls, s.failures, s.timeouts
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -183,6 +183,7 @@ impl McpServer {
                 error,
                 timed_out,
                 text,
+                ..
             } => {
                 let result = CallToolResult::error(vec![ContentBlock::text(text.clone())]);
                 let failed = Failed {
