@@ -112,7 +112,10 @@ async fn request_body_matches_the_chat_completions_shape() {
     let sent = &received[0];
     assert_eq!(sent.method, "POST");
     assert_eq!(sent.path, "/v1/chat/completions");
-    assert_eq!(sent.header("authorization"), Some(&*format!("Bearer {KEY}")));
+    assert_eq!(
+        sent.header("authorization"),
+        Some(&*format!("Bearer {KEY}"))
+    );
     assert_eq!(sent.header("content-type"), Some("application/json"));
     assert_eq!(sent.json(), fixture_json("openai/request_tool_turn.json"));
 }
@@ -133,8 +136,10 @@ async fn reads_text_and_usage() {
 
 #[tokio::test]
 async fn reads_tool_calls_with_their_arguments_parsed() {
-    let server =
-        TestServer::start(vec![Reply::json(fixture("openai/response_tool_calls.json"))]).await;
+    let server = TestServer::start(vec![Reply::json(fixture(
+        "openai/response_tool_calls.json",
+    ))])
+    .await;
     let response = model(&server).complete(&request()).await.unwrap();
     assert_eq!(response.text, None);
     assert_eq!(
@@ -404,7 +409,11 @@ async fn client_errors_are_not_retried() {
     assert_eq!(server.received().len(), 1);
     assert_eq!(error.status(), Some(400));
     assert!(!error.is_retryable());
-    assert!(error.message().starts_with("invalid_request_error: Invalid schema"));
+    assert!(
+        error
+            .message()
+            .starts_with("invalid_request_error: Invalid schema")
+    );
 }
 
 #[tokio::test]
@@ -463,7 +472,11 @@ async fn the_api_key_is_never_in_debug_output_or_errors() {
     for text in [error.to_string(), format!("{error:?}")] {
         assert!(!text.contains(KEY), "{text}");
     }
-    assert!(error.message().contains("Incorrect API key provided: [redacted]."));
+    assert!(
+        error
+            .message()
+            .contains("Incorrect API key provided: [redacted].")
+    );
 }
 
 #[tokio::test]
@@ -473,5 +486,9 @@ async fn a_response_without_choices_is_a_model_error() {
     assert_eq!(error.message(), "the chat completion has no choices");
     let server = TestServer::start(vec![Reply::json("<html>proxy</html>")]).await;
     let error = model(&server).complete(&request()).await.unwrap_err();
-    assert!(error.message().starts_with("could not read the chat completion"));
+    assert!(
+        error
+            .message()
+            .starts_with("could not read the chat completion")
+    );
 }

@@ -5,6 +5,7 @@
 //!
 //! let model = Anthropic::new(std::env::var("ANTHROPIC_API_KEY")?, "claude-sonnet-4-5")
 //!     .max_tokens(2048);
+//! # let _ = model;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -26,6 +26,8 @@
 //! println!("{}", result.output);
 //! # Ok(())
 //! # }
+//! # #[cfg(feature = "openai")]
+//! # let _ = demo;
 //! ```
 //!
 //! Both providers send the request once per turn and retry `408`, `429`, `5xx`, timeouts and

@@ -10,6 +10,7 @@
 //! let local = OpenAi::new("", "llama3.2")
 //!     .base_url("http://localhost:11434/v1")
 //!     .strict(false);
+//! # let _ = (model, local);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -106,7 +106,9 @@ pub struct TestServer {
 impl TestServer {
     /// Starts a server that answers with `replies`, in order; past the end it answers 500.
     pub async fn start(replies: Vec<Reply>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
         let url = format!("http://{}", listener.local_addr().expect("local addr"));
         let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
         let received = Arc::new(Mutex::new(Vec::new()));
