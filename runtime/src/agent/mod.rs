@@ -140,12 +140,13 @@ impl Agent {
         options: RunOptions,
     ) -> impl Stream<Item = AgentEvent> + Send + 'static {
         use futures::{FutureExt, StreamExt};
-        let (tx, rx) = futures::channel::mpsc::unbounded();
+        // No backlog: the run hands over each event as it happens (see `Run::emit`).
+        let (mut tx, rx) = futures::channel::mpsc::channel(0);
         let inner = Arc::clone(&self.inner);
         let input = input.into();
         let driver = async move {
             let result = run::run(inner, input, options, Some(tx.clone())).await;
-            let _ = tx.unbounded_send(AgentEvent::Finished(result));
+            let _ = futures::SinkExt::send(&mut tx, AgentEvent::Finished(result)).await;
         };
         let driver = driver
             .into_stream()

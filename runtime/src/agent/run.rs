@@ -4,8 +4,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use futures::SinkExt;
 use futures::StreamExt;
-use futures::channel::mpsc::UnboundedSender;
+use futures::channel::mpsc::Sender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::field::Empty;
@@ -32,7 +33,7 @@ struct FailedCall {
 /// The state of one run.
 struct Run {
     inner: Arc<Inner>,
-    events: Option<UnboundedSender<AgentEvent>>,
+    events: Option<Sender<AgentEvent>>,
     token: CancellationToken,
     /// The request of the next turn; its `messages` are the transcript.
     request: ModelRequest,
@@ -55,7 +56,7 @@ pub(crate) async fn run(
     inner: Arc<Inner>,
     input: String,
     options: RunOptions,
-    events: Option<UnboundedSender<AgentEvent>>,
+    events: Option<Sender<AgentEvent>>,
 ) -> Result<AgentResult, AgentError> {
     let span = tracing::info_span!(
         "invoke_agent",
@@ -133,9 +134,12 @@ pub(crate) async fn run(
 }
 
 impl Run {
-    fn emit(&self, event: AgentEvent) {
-        if let Some(events) = &self.events {
-            let _ = events.unbounded_send(event);
+    /// Sends an event to the stream, if there is one. The channel holds no backlog: the run
+    /// waits until the consumer takes the event, so events arrive as things happen and a slow
+    /// consumer slows the run instead of growing a queue.
+    async fn emit(&mut self, event: AgentEvent) {
+        if let Some(events) = &mut self.events {
+            let _ = events.send(event).await;
         }
     }
 
@@ -178,7 +182,8 @@ impl Run {
             });
             let text = response.text.clone();
             let calls = response.tool_calls.clone();
-            self.emit(AgentEvent::ModelResponded { turn, response });
+            self.emit(AgentEvent::ModelResponded { turn, response })
+                .await;
 
             if let Some(reason) = last_turn {
                 return Ok(self.into_result(reason, text));
@@ -259,16 +264,18 @@ impl Run {
             };
             let gate = &gate;
             let token = &self.token;
-            let events = self.events.as_ref();
+            let events = self.events.clone();
             // `buffered` polls a call's future first when the call gets its turn under
             // `max_parallel_tools`: that is when it is reported started.
             let mut pending = Vec::with_capacity(calls.len());
             for (call, started) in calls.iter().zip(&started) {
+                let mut events = events.clone();
                 pending.push(async move {
                     started.store(true, Ordering::Relaxed);
-                    if let Some(events) = events {
-                        let _ =
-                            events.unbounded_send(AgentEvent::ToolStarted { call: call.clone() });
+                    if let Some(events) = &mut events {
+                        let _ = events
+                            .send(AgentEvent::ToolStarted { call: call.clone() })
+                            .await;
                     }
                     execute(inner, call, gate, token).await
                 });
@@ -327,7 +334,8 @@ impl Run {
                         call_id: call.id.clone(),
                         output: content.clone(),
                         elapsed,
-                    });
+                    })
+                    .await;
                     self.request.messages.push(Message::Tool(ToolResult {
                         call_id: call.id,
                         name: call.name,
@@ -380,7 +388,7 @@ impl Run {
                         shown_to_model: shown.clone(),
                     };
                     self.failures.push(failure.clone());
-                    self.emit(AgentEvent::ToolFailed(failure.clone()));
+                    self.emit(AgentEvent::ToolFailed(failure.clone())).await;
                     if (propagate || fatal) && ending_failure.is_none() {
                         ending_failure = Some(failure);
                     }

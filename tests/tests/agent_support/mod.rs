@@ -2,14 +2,14 @@
 //! records spans.
 #![allow(dead_code)]
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Once};
 
 use reticent::{Message, ModelRequest, ToolResult};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
-use tracing::subscriber::DefaultGuard;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::{Layer, Registry};
@@ -118,8 +118,15 @@ impl Visit for FieldText<'_> {
     }
 }
 
-struct CaptureLayer {
-    spans: Spans,
+/// Records into the [`Spans`] of the thread the span is created on, if it is capturing.
+struct CaptureLayer;
+
+thread_local! {
+    static CURRENT: RefCell<Option<Spans>> = const { RefCell::new(None) };
+}
+
+fn current() -> Option<Spans> {
+    CURRENT.with(|c| c.borrow().clone())
 }
 
 impl<S> Layer<S> for CaptureLayer
@@ -127,10 +134,11 @@ where
     S: tracing::Subscriber + for<'a> LookupSpan<'a>,
 {
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let Some(spans) = current() else { return };
         let mut fields = BTreeMap::new();
         attrs.record(&mut FieldText(&mut fields));
         let parent = ctx.span(id).and_then(|s| s.parent()).map(|p| p.id());
-        let mut recorded = self.spans.recorded.lock().unwrap();
+        let mut recorded = spans.recorded.lock().unwrap();
         let parent = parent.and_then(|p| recorded.live.get(&p.into_u64()).copied());
         let seq = recorded.spans.len();
         recorded.spans.push(SpanRecord {
@@ -143,20 +151,41 @@ where
     }
 
     fn on_record(&self, id: &Id, values: &Record<'_>, _ctx: Context<'_, S>) {
-        let mut recorded = self.spans.recorded.lock().unwrap();
+        let Some(spans) = current() else { return };
+        let mut recorded = spans.recorded.lock().unwrap();
         if let Some(&seq) = recorded.live.get(&id.into_u64()) {
             values.record(&mut FieldText(&mut recorded.spans[seq].fields));
         }
+    }
+
+    fn on_close(&self, id: Id, _ctx: Context<'_, S>) {
+        let Some(spans) = current() else { return };
+        spans.recorded.lock().unwrap().live.remove(&id.into_u64());
+    }
+}
+
+/// Stops capturing on this thread when dropped.
+pub struct CaptureGuard(());
+
+impl Drop for CaptureGuard {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.borrow_mut().take());
     }
 }
 
 /// Records every span created on this thread until the guard is dropped. Use it in a
 /// current-thread runtime (the default of `#[tokio::test]`), where every poll happens here.
-pub fn capture_spans() -> (Spans, DefaultGuard) {
-    let spans = Spans::default();
-    let subscriber = Registry::default().with(CaptureLayer {
-        spans: spans.clone(),
+///
+/// One global subscriber serves every test and routes spans to the capturing thread: a
+/// per-test default subscriber would race with other tests over tracing's global cache of
+/// which call sites are enabled, and lose spans now and then.
+pub fn capture_spans() -> (Spans, CaptureGuard) {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        tracing::subscriber::set_global_default(Registry::default().with(CaptureLayer))
+            .expect("no other global subscriber in the agent tests");
     });
-    let guard = tracing::subscriber::set_default(subscriber);
-    (spans, guard)
+    let spans = Spans::default();
+    CURRENT.with(|c| *c.borrow_mut() = Some(spans.clone()));
+    (spans, CaptureGuard(()))
 }
