@@ -15,6 +15,7 @@ pub(crate) const OPTIONS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "untrusted_output",
     "timeout",
 ];
 
@@ -27,6 +28,8 @@ pub(crate) struct ToolOptions {
     pub(crate) destructive: bool,
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
+    /// The output comes from outside the system (taints the run).
+    pub(crate) untrusted_output: bool,
     /// The timeout in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
 }
@@ -36,11 +39,17 @@ pub(crate) struct ToolOptions {
 struct Config {
     name: Option<LitStr>,
     description: Option<LitStr>,
-    flags: [Option<(Ident, bool)>; 4],
+    flags: [Option<(Ident, bool)>; 5],
     timeout: Option<LitStr>,
 }
 
-const FLAGS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
+const FLAGS: [&str; 5] = [
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "untrusted_output",
+];
 
 impl Config {
     fn set_lit(
@@ -118,6 +127,7 @@ impl Config {
             destructive: flag(1),
             idempotent: flag(2),
             open_world: flag(3),
+            untrusted_output: flag(4),
             timeout_ms: self.timeout.as_ref().and_then(|lit| {
                 match parse_duration_ms(&lit.value()) {
                     Ok(ms) => Some(ms),

@@ -9,13 +9,27 @@ use syn::{Attribute, Data, DeriveInput, Fields, LitStr};
 use crate::attr::skip_value;
 use crate::ctxt::Ctxt;
 
-const OPTIONS: &str = "`argument` or `kind = \"...\"`";
+const OPTIONS: &str = "`argument`, `kind = \"...\"`, `transient`, `permanent` or `fatal`";
 
 /// What one `#[disclose(..)]` says.
 #[derive(Default)]
 struct DiscloseAttr {
     argument: Option<syn::Path>,
     kind: Option<LitStr>,
+    transient: Option<syn::Path>,
+    permanent: Option<syn::Path>,
+    fatal: Option<syn::Path>,
+}
+
+impl DiscloseAttr {
+    /// The retry hint this attribute sets, as the `RetryHint` variant's name.
+    fn hint(&self) -> Option<&'static str> {
+        match (&self.transient, &self.permanent) {
+            (Some(_), _) => Some("Transient"),
+            (None, Some(_)) => Some("Permanent"),
+            (None, None) => None,
+        }
+    }
 }
 
 fn parse_attrs(attrs: &[Attribute], cx: &Ctxt) -> DiscloseAttr {
@@ -39,6 +53,20 @@ fn parse_attrs(attrs: &[Attribute], cx: &Ctxt) -> DiscloseAttr {
             cx.syn_error(error);
         }
     }
+    if let (Some(_), Some(permanent)) = (&out.transient, &out.permanent) {
+        cx.error_spanned_by(
+            permanent,
+            "`transient` and `permanent` cannot both be set: say whether retrying later may \
+             succeed (`transient`) or retrying the same call will not help (`permanent`)",
+        );
+    }
+    if let (Some(_), Some(fatal)) = (&out.argument, &out.fatal) {
+        cx.error_spanned_by(
+            fatal,
+            "`argument` and `fatal` cannot both be set: an argument error is the model's to \
+             correct, a fatal one ends the run; keep the one that fits",
+        );
+    }
     if let (Some(_), Some(kind)) = (&out.argument, &out.kind) {
         cx.error_spanned_by(
             kind,
@@ -50,14 +78,28 @@ fn parse_attrs(attrs: &[Attribute], cx: &Ctxt) -> DiscloseAttr {
 }
 
 fn parse_one(out: &mut DiscloseAttr, meta: &ParseNestedMeta<'_>, cx: &Ctxt) -> syn::Result<()> {
-    if meta.path.is_ident("argument") {
+    let flag = match meta.path.get_ident().map(ToString::to_string).as_deref() {
+        Some("argument") => Some(&mut out.argument),
+        Some("transient") => Some(&mut out.transient),
+        Some("permanent") => Some(&mut out.permanent),
+        Some("fatal") => Some(&mut out.fatal),
+        _ => None,
+    };
+    if let Some(slot) = flag {
+        let name = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
         if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-            return Err(meta.error("`argument` takes no value: write `#[disclose(argument)]`"));
+            return Err(meta.error(format!(
+                "`{name}` takes no value: write `#[disclose({name})]`"
+            )));
         }
-        if out.argument.is_some() {
-            return Err(meta.error("`argument` is set more than once; keep one"));
+        if slot.is_some() {
+            return Err(meta.error(format!("`{name}` is set more than once; keep one")));
         }
-        out.argument = Some(meta.path.clone());
+        *slot = Some(meta.path.clone());
     } else if meta.path.is_ident("kind") {
         const HELP: &str = "`kind` takes a string literal, like `kind = \"Unavailable\"`";
         let value = meta
@@ -151,6 +193,9 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
         .as_ref()
         .map_or_else(|| ident.to_string(), LitStr::value);
 
+    // Per variant (or for the struct): the retry hint and whether it is fatal. A variant's
+    // own hint replaces the type's.
+    let mut policies: Vec<(TokenStream, Option<&'static str>, bool)> = Vec::new();
     let body = match &input.data {
         Data::Enum(data) => {
             let arms: Vec<_> = data
@@ -158,11 +203,19 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
                 .iter()
                 .map(|variant| {
                     let attr = parse_attrs(&variant.attrs, &cx);
+                    let v = &variant.ident;
+                    let fatal = attr.fatal.is_some() || type_attr.fatal.is_some();
+                    if let (Some(_), Some(fatal)) = (&type_attr.argument, &attr.fatal) {
+                        cx.error_spanned_by(fatal, "the whole type is `#[disclose(argument)]`; a variant cannot also be fatal");
+                    }
+                    if let (Some(_), Some(fatal)) = (&attr.argument, &type_attr.fatal) {
+                        cx.error_spanned_by(fatal, "the whole type is `#[disclose(fatal)]`; a variant cannot also be an argument error");
+                    }
+                    policies.push((quote!(Self::#v { .. }), attr.hint().or(type_attr.hint()), fatal));
                     if let (Some(_), Some(kind)) = (&type_attr.argument, &attr.kind) {
                         cx.error_spanned_by(kind, "the whole type is `#[disclose(argument)]`; a variant cannot also have a kind");
                     }
                     let is_argument = attr.argument.is_some() || type_attr.argument.is_some();
-                    let v = &variant.ident;
                     let disclosure = if is_argument {
                         check_no_source(&variant.fields, &variant.attrs, &cx);
                         quote!(::reticent::Disclosure::Argument)
@@ -183,6 +236,7 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
             }
         }
         Data::Struct(data) => {
+            policies.push((quote!(_), type_attr.hint(), type_attr.fatal.is_some()));
             if type_attr.argument.is_some() {
                 check_no_source(&data.fields, &input.attrs, &cx);
                 quote!(::reticent::Disclosure::Argument)
@@ -241,6 +295,37 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
             .push(syn::parse_quote!(Self: #error_bounds));
         None
     };
+    let retry_hint = policies.iter().any(|(_, hint, _)| hint.is_some()).then(|| {
+        let arms = policies.iter().map(|(pattern, hint, _)| match hint {
+            Some(hint) => {
+                let hint = syn::Ident::new(hint, proc_macro2::Span::call_site());
+                quote!(#pattern => ::core::option::Option::Some(::reticent::RetryHint::#hint),)
+            }
+            None => quote!(#pattern => ::core::option::Option::None,),
+        });
+        quote! {
+            fn retry_hint(&self) -> ::core::option::Option<::reticent::RetryHint> {
+                #[allow(unreachable_patterns)]
+                match self { #(#arms)* }
+            }
+        }
+    });
+    let is_fatal = policies.iter().any(|(_, _, fatal)| *fatal).then(|| {
+        let arms = policies
+            .iter()
+            .map(|(pattern, _, fatal)| quote!(#pattern => #fatal,));
+        quote! {
+            fn is_fatal(&self) -> bool {
+                #[allow(unreachable_patterns)]
+                match self { #(#arms)* }
+            }
+        }
+    });
+    let (retry_hint, is_fatal) = if error.is_some() {
+        (None, None)
+    } else {
+        (retry_hint, is_fatal)
+    };
     quote! {
         #error
 
@@ -250,6 +335,10 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
             fn disclosure(&self) -> ::reticent::Disclosure {
                 #body
             }
+
+            #retry_hint
+
+            #is_fatal
         }
 
         #check

@@ -168,6 +168,14 @@ pub(crate) fn tool_impl(
             }
         }
     });
+    // `open_world` tools are untrusted by the trait's default; this marks others.
+    let untrusted = (options.untrusted_output && !options.open_world).then(|| {
+        quote! {
+            fn untrusted_output(&self) -> bool {
+                true
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl ::reticent::Tool for #self_ty {
@@ -192,6 +200,8 @@ pub(crate) fn tool_impl(
             }
 
             #timeout
+
+            #untrusted
 
             fn call(
                 &self,

@@ -26,6 +26,7 @@
 //!     /// Include line items (default false).
 //!     with_items: Option<bool>,
 //! ) -> Result<Order, OrderError> {
+//!     let _ = with_items;
 //!     match order_id.as_str() {
 //!         "ORD-1042" => Ok(Order { id: order_id, total_cents: 4200 }),
 //!         "ORD-0000" => Err(OrderError::Database("postgres://admin:hunter2@db".into())),
