@@ -105,17 +105,15 @@ fn integral(n: &serde_json::Number) -> Option<serde_json::Number> {
     }
 }
 
+/// Whether `value` holds a float with no fractional part anywhere. Recursive without
+/// allocating: `arguments` has already bounded the depth to [`MAX_DEPTH`].
 fn has_integral_float(value: &Value) -> bool {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Number(n) if integral(n).is_some() => return true,
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.values()),
-            _ => {}
-        }
+    match value {
+        Value::Number(n) => integral(n).is_some(),
+        Value::Array(items) => items.iter().any(has_integral_float),
+        Value::Object(map) => map.values().any(has_integral_float),
+        Value::Null | Value::Bool(_) | Value::String(_) => false,
     }
-    false
 }
 
 fn integral_floats_to_integers(value: &mut Value) {

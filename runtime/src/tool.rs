@@ -109,8 +109,8 @@ pub struct ToolAnnotations {
 /// parameter is not part of the schema.
 #[derive(Clone, Default)]
 pub struct ToolContext {
-    call_id: Arc<str>,
-    tool_name: Arc<str>,
+    call_id: Option<Arc<str>>,
+    tool_name: Option<Arc<str>>,
     cancellation: CancellationToken,
 }
 
@@ -118,8 +118,8 @@ impl ToolContext {
     /// A context for the call `call_id` of the tool `tool_name`, with its own cancellation token.
     pub fn new(call_id: impl Into<Arc<str>>, tool_name: impl Into<Arc<str>>) -> Self {
         Self {
-            call_id: call_id.into(),
-            tool_name: tool_name.into(),
+            call_id: Some(call_id.into()),
+            tool_name: Some(tool_name.into()),
             cancellation: CancellationToken::new(),
         }
     }
@@ -131,14 +131,14 @@ impl ToolContext {
         self
     }
 
-    /// The id the model gave this call.
+    /// The id the model gave this call (empty for a default context).
     pub fn call_id(&self) -> &str {
-        &self.call_id
+        self.call_id.as_deref().unwrap_or_default()
     }
 
-    /// The name of the tool being called.
+    /// The name of the tool being called (empty for a default context).
     pub fn tool_name(&self) -> &str {
-        &self.tool_name
+        self.tool_name.as_deref().unwrap_or_default()
     }
 
     /// Cancelled when the call is abandoned: the run was cancelled or the call timed out.
@@ -152,8 +152,8 @@ impl ToolContext {
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
-            .field("call_id", &self.call_id)
-            .field("tool_name", &self.tool_name)
+            .field("call_id", &self.call_id())
+            .field("tool_name", &self.tool_name())
             .field("cancelled", &self.cancellation.is_cancelled())
             .finish()
     }
