@@ -320,7 +320,14 @@ impl Run {
         let mut ending_failure: Option<ToolFailure> = None;
         for (call, Executed { outcome, elapsed }) in calls.into_iter().zip(executed) {
             self.record_effect(&call, effect_outcome(&outcome));
-            let stats = self.tool_stats.entry(call.name.clone()).or_default();
+            if !self.tool_stats.contains_key(&call.name) {
+                self.tool_stats
+                    .insert(call.name.clone(), ToolStats::default());
+            }
+            let stats = self
+                .tool_stats
+                .get_mut(&call.name)
+                .expect("inserted just above");
             stats.calls += 1;
             match outcome {
                 Outcome::Success { content } => {
