@@ -1,4 +1,5 @@
-//! Shared pieces of the reticent examples: choosing a real model from the environment.
+//! Shared pieces of the reticent examples: the support desk's tools ([`support_desk`]) and
+//! choosing a real model from the environment.
 //!
 //! The examples run offline on a scripted model. Set `RETICENT_MODEL` to run them against a
 //! real one:
@@ -11,6 +12,8 @@
 use std::sync::Arc;
 
 use reticent::Model;
+
+pub mod support_desk;
 
 /// The value of `RETICENT_MODEL`, if set and not empty.
 pub fn model_spec() -> Option<String> {

@@ -1,0 +1,176 @@
+//! The support desk the examples share: orders, a payment gateway that is down, a slow
+//! carrier API, and tickets. Its tools fail in every way a real one's do.
+//!
+//! `examples/support_desk.rs` runs an agent on it; `examples/mcp_server.rs` serves the same
+//! tools over MCP.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use reticent::Disclose;
+use serde::Serialize;
+
+/// An order as the support desk sees it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Order {
+    id: String,
+    customer: String,
+    total_cents: u64,
+    status: &'static str,
+}
+
+/// What can go wrong with orders.
+#[derive(Debug, thiserror::Error, Disclose)]
+pub enum OrderError {
+    /// The model's fault: it may see this message and correct the call.
+    #[error("no order {0:?}; order ids look like ORD-1042")]
+    #[disclose(argument)]
+    NotFound(String),
+    /// Not the model's fault: it sees `OrderError::Database` only.
+    #[error("orders database unavailable at {0}")]
+    Database(String),
+}
+
+/// The payment gateway's error. Its message holds a connection string with a password.
+#[derive(Debug, thiserror::Error)]
+#[error("gateway refused connection: {dsn} (code {code})")]
+pub struct GatewayError {
+    dsn: String,
+    code: u16,
+}
+
+/// The connection string the gateway error carries; it must never reach the model.
+pub const GATEWAY_DSN: &str = "postgres://payments:hunter2@10.0.3.7:5432/ledger";
+
+/// A shipment created for an order.
+#[derive(Debug, Serialize)]
+pub struct Shipment {
+    order_id: String,
+    carrier: &'static str,
+    tracking: String,
+}
+
+/// A support ticket.
+#[derive(Debug, Serialize)]
+pub struct Ticket {
+    id: String,
+    order_id: String,
+    summary: String,
+}
+
+/// The support desk: orders, a payment gateway that is down, and a slow carrier API.
+pub struct SupportDesk {
+    orders: Mutex<HashMap<String, Order>>,
+    tickets: Mutex<Vec<String>>,
+    carrier_latency: Duration,
+}
+
+impl SupportDesk {
+    /// A desk with two orders.
+    pub fn new() -> Self {
+        let orders = [
+            ("ORD-1042", "Ada Lovelace", 12_900),
+            ("ORD-2001", "Alan Turing", 4_500),
+        ]
+        .into_iter()
+        .map(|(id, customer, total_cents)| {
+            let order = Order {
+                id: id.into(),
+                customer: customer.into(),
+                total_cents,
+                status: "awaiting payment",
+            };
+            (id.to_owned(), order)
+        })
+        .collect();
+        Self {
+            orders: Mutex::new(orders),
+            tickets: Mutex::new(Vec::new()),
+            carrier_latency: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Default for SupportDesk {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[reticent::tools]
+impl SupportDesk {
+    /// Look up an order by its id.
+    #[tool(read_only)]
+    async fn lookup_order(
+        &self,
+        /// The order id, like "ORD-1042".
+        order_id: String,
+    ) -> Result<Order, OrderError> {
+        let orders = self.orders.lock().expect("orders lock");
+        orders
+            .get(&order_id)
+            .cloned()
+            .ok_or(OrderError::NotFound(order_id))
+    }
+
+    /// Charge the customer's card on file for an order's total.
+    #[tool(destructive, open_world)]
+    async fn charge_card(
+        &self,
+        /// The order to charge for.
+        order_id: String,
+    ) -> Result<String, GatewayError> {
+        let _ = order_id;
+        // The gateway is down today.
+        Err(GatewayError {
+            dsn: GATEWAY_DSN.into(),
+            code: 503,
+        })
+    }
+
+    /// Ship a paid order. Requires a successful `charge_card` first.
+    #[tool(destructive)]
+    async fn ship_order(
+        &self,
+        /// The order to ship.
+        order_id: String,
+    ) -> Result<Shipment, OrderError> {
+        Ok(Shipment {
+            tracking: format!("1Z{}", order_id.replace('-', "")),
+            order_id,
+            carrier: "UPS",
+        })
+    }
+
+    /// Ask the carrier for a delivery estimate. The carrier's API can be slow.
+    #[tool(read_only, open_world, timeout = "1s")]
+    async fn estimate_delivery(
+        &self,
+        /// The order id.
+        order_id: String,
+        /// The destination postcode.
+        postcode: String,
+    ) -> Result<String, std::io::Error> {
+        tokio::time::sleep(self.carrier_latency).await;
+        Ok(format!("{order_id} to {postcode}: 2 business days"))
+    }
+
+    /// Open a ticket so a human follows up on an order.
+    #[tool(idempotent)]
+    fn open_ticket(
+        &self,
+        /// The order the ticket is about.
+        order_id: String,
+        /// One sentence for the human who picks it up.
+        summary: String,
+    ) -> Ticket {
+        let mut tickets = self.tickets.lock().expect("tickets lock");
+        tickets.push(order_id.clone());
+        Ticket {
+            id: format!("TCK-{}", 500 + tickets.len()),
+            order_id,
+            summary,
+        }
+    }
+}
