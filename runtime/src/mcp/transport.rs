@@ -37,8 +37,8 @@ impl McpServer {
     /// async reader and writer (`tokio::io::duplex` in tests) or a child process's pipes.
     ///
     /// Returns once the client's `initialize` handshake is done; the connection is served in
-    /// the background until the client disconnects or the service is cancelled. Wait for that
-    /// with [`RunningService::waiting`].
+    /// the background until the client disconnects or the returned service is cancelled or
+    /// dropped. Wait for the end with [`RunningService::waiting`].
     pub async fn serve<T, E, A>(
         self,
         transport: T,
