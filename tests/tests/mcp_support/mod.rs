@@ -1,0 +1,183 @@
+//! Helpers shared by the `mcp_*` tests: an rmcp client connected to a server over an in-memory
+//! duplex that keeps every byte the client received, a failure hook that collects, and a
+//! tracing layer that records `execute_tool` spans.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use reticent::ToolFailure;
+use reticent::mcp::McpServer;
+use reticent::mcp::rmcp::ServiceExt;
+use reticent::mcp::rmcp::model::CallToolResult;
+use reticent::mcp::rmcp::service::{RoleClient, RoleServer, RunningService};
+use tokio::io::{AsyncRead, ReadBuf};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::DefaultGuard;
+use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt};
+use tracing_subscriber::{Layer, Registry};
+
+/// A reader that keeps a copy of everything read through it.
+struct Tap<R> {
+    inner: R,
+    seen: Arc<Mutex<Vec<u8>>>,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let read = buf.filled()[before..].to_vec();
+        self.seen.lock().unwrap().extend_from_slice(&read);
+        poll
+    }
+}
+
+/// An rmcp client connected to a server, and everything it received on the wire.
+pub struct Connection {
+    pub client: RunningService<RoleClient, ()>,
+    received: Arc<Mutex<Vec<u8>>>,
+    /// Dropping the server's side closes the connection.
+    _server: RunningService<RoleServer, McpServer>,
+}
+
+impl Connection {
+    /// Every byte the server sent the client so far, as text.
+    pub fn received(&self) -> String {
+        String::from_utf8(self.received.lock().unwrap().clone()).expect("the wire is UTF-8")
+    }
+}
+
+/// Serves `server` on one end of an in-memory duplex and connects rmcp's client to the other.
+pub async fn connect(server: McpServer) -> Connection {
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(client_end);
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let tap = Tap {
+        inner: read,
+        seen: Arc::clone(&received),
+    };
+    let (server, client) = tokio::join!(server.serve(server_end), ().serve((tap, write)));
+    Connection {
+        client: client.expect("the client completes the handshake"),
+        received,
+        _server: server.expect("the server completes the handshake"),
+    }
+}
+
+/// The text of a result's only content block.
+pub fn text(result: &CallToolResult) -> &str {
+    assert_eq!(result.content.len(), 1, "one content block: {result:?}");
+    match result.content[0].as_text() {
+        Some(text) => &text.text,
+        None => panic!("expected text content, got {result:?}"),
+    }
+}
+
+/// Failures a server reported through `on_failure`.
+#[derive(Clone, Default)]
+pub struct Failures(Arc<Mutex<Vec<ToolFailure>>>);
+
+impl Failures {
+    /// A hook for [`McpServerBuilder::on_failure`](reticent::mcp::McpServerBuilder::on_failure).
+    pub fn hook(&self) -> impl Fn(&ToolFailure) + Send + Sync + 'static {
+        let failures = Arc::clone(&self.0);
+        move |failure| failures.lock().unwrap().push(failure.clone())
+    }
+
+    pub fn all(&self) -> Vec<ToolFailure> {
+        self.0.lock().unwrap().clone()
+    }
+
+    /// The only failure reported.
+    pub fn one(&self) -> ToolFailure {
+        let all = self.all();
+        assert_eq!(all.len(), 1, "expected one failure: {all:#?}");
+        all.into_iter().next().unwrap()
+    }
+}
+
+/// One `execute_tool` span and the fields recorded on it, as text.
+#[derive(Clone, Debug, Default)]
+pub struct ToolSpan {
+    pub fields: BTreeMap<String, String>,
+}
+
+impl ToolSpan {
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(String::as_str)
+    }
+}
+
+/// The `execute_tool` spans recorded by [`capture_spans`].
+#[derive(Clone, Default)]
+pub struct Spans(Arc<Mutex<Vec<(u64, ToolSpan)>>>);
+
+impl Spans {
+    /// Every `execute_tool` span, in the order they were opened.
+    pub fn all(&self) -> Vec<ToolSpan> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, s)| s.clone())
+            .collect()
+    }
+
+    /// The only `execute_tool` span.
+    pub fn one(&self) -> ToolSpan {
+        let all = self.all();
+        assert_eq!(all.len(), 1, "expected one execute_tool span: {all:#?}");
+        all.into_iter().next().unwrap()
+    }
+}
+
+struct FieldText<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for FieldText<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+struct Capture(Spans);
+
+impl<S: tracing::Subscriber> Layer<S> for Capture {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _cx: LayerContext<'_, S>) {
+        if attrs.metadata().name() != "execute_tool" {
+            return;
+        }
+        let mut span = ToolSpan::default();
+        attrs.record(&mut FieldText(&mut span.fields));
+        (self.0).0.lock().unwrap().push((id.into_u64(), span));
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, _cx: LayerContext<'_, S>) {
+        let mut spans = (self.0).0.lock().unwrap();
+        // Ids are reused once a span closes: the latest span with this id is the live one.
+        if let Some((_, span)) = spans.iter_mut().rev().find(|(i, _)| *i == id.into_u64()) {
+            values.record(&mut FieldText(&mut span.fields));
+        }
+    }
+}
+
+/// Records the `execute_tool` spans opened on this thread until the guard is dropped. Use it
+/// in a current-thread runtime (the default of `#[tokio::test]`), where the server's tasks
+/// run on the test's thread.
+pub fn capture_spans() -> (Spans, DefaultGuard) {
+    let spans = Spans::default();
+    let guard = tracing::subscriber::set_default(Registry::default().with(Capture(spans.clone())));
+    (spans, guard)
+}
