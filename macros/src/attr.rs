@@ -28,8 +28,9 @@ pub(crate) struct ToolOptions {
     pub(crate) destructive: bool,
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
-    /// The output comes from outside the system (taints the run).
-    pub(crate) untrusted_output: bool,
+    /// Whether the output comes from outside the system (taints the run), when written:
+    /// `open_world` tools are untrusted unless they say `untrusted_output = false`.
+    pub(crate) untrusted_output: Option<bool>,
     /// The timeout in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
 }
@@ -127,7 +128,7 @@ impl Config {
             destructive: flag(1),
             idempotent: flag(2),
             open_world: flag(3),
-            untrusted_output: flag(4),
+            untrusted_output: self.flags[4].as_ref().map(|(_, v)| *v),
             timeout_ms: self.timeout.as_ref().and_then(|lit| {
                 match parse_duration_ms(&lit.value()) {
                     Ok(ms) => Some(ms),

@@ -168,14 +168,19 @@ pub(crate) fn tool_impl(
             }
         }
     });
-    // `open_world` tools are untrusted by the trait's default; this marks others.
-    let untrusted = (options.untrusted_output && !options.open_world).then(|| {
-        quote! {
-            fn untrusted_output(&self) -> bool {
-                true
+    // The trait's default is `open_world`; a written `untrusted_output` that says otherwise
+    // replaces it (`untrusted_output` on a closed tool, `untrusted_output = false` on an
+    // open-world one).
+    let untrusted = options
+        .untrusted_output
+        .filter(|untrusted| *untrusted != options.open_world)
+        .map(|untrusted| {
+            quote! {
+                fn untrusted_output(&self) -> bool {
+                    #untrusted
+                }
             }
-        }
-    });
+        });
     quote! {
         #[automatically_derived]
         impl ::reticent::Tool for #self_ty {

@@ -48,7 +48,9 @@ pub trait Tool: Send + Sync + 'static {
     /// run's transcript, the run is tainted (see
     /// [`AgentBuilder::forbid_after_untrusted`](crate::AgentBuilder::forbid_after_untrusted)).
     ///
-    /// `open_world` tools are untrusted by default; `#[tool(untrusted_output)]` marks others.
+    /// `open_world` tools are untrusted by default; `#[tool(untrusted_output)]` marks others,
+    /// and `#[tool(open_world, untrusted_output = false)]` an open-world tool whose output
+    /// says only what it did (`sent`, `queued`).
     fn untrusted_output(&self) -> bool {
         self.definition().annotations.open_world
     }

@@ -228,10 +228,14 @@ impl AgentBuilder {
     }
 
     /// Refuses `tool` once output from an untrusted source has entered the run's transcript
-    /// (a successful call of a tool that is `open_world` or `#[tool(untrusted_output)]`): a
-    /// containment line against instructions planted in tool output. The refusal names the
-    /// rule, is recorded like other failures and never satisfies a prerequisite; the tool's
-    /// body never runs.
+    /// (a call of a tool that is `open_world` or `#[tool(untrusted_output)]` that succeeded,
+    /// or failed with its message shown): a containment line against instructions planted in
+    /// tool output. The refusal names the rule, is recorded like other failures and never
+    /// satisfies a prerequisite; the tool's body never runs.
+    ///
+    /// The rule is checked against the run as it was when the model made its calls: output
+    /// that arrives during a turn taints the turns after it, not the other calls of its own
+    /// turn, which run concurrently with it.
     pub fn forbid_after_untrusted(mut self, tool: impl Into<String>) -> Self {
         self.forbidden_after_untrusted.push(tool.into());
         self

@@ -12,11 +12,12 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use super::Inner;
 use super::failure::{
     ForbiddenAfterUntrusted, PrerequisiteNotMet, ToolPanicked, ToolTimedOut, UnknownTool,
     error_chain, kinds,
 };
+use super::{EffectOutcome, Inner};
+use crate::__private::OutputError;
 use crate::error::{ArgumentError, ToolError};
 use crate::model::ToolCall;
 use crate::render;
@@ -33,8 +34,13 @@ pub(crate) enum Outcome {
         timed_out: bool,
         /// The failure ends the run whatever the failure mode (`#[disclose(fatal)]`).
         fatal: bool,
-        /// Nobody knows whether the call took effect (timeout, panic).
-        effect_unknown: bool,
+        /// Whether the call took effect: `Failed` for most failures, `Unknown` when the call
+        /// was stopped or panicked mid-flight, `Applied` when the tool finished its work and
+        /// only its output could not be turned into JSON.
+        effect: EffectOutcome,
+        /// The text holds the error's own message (`include_error_message`), not only fixed
+        /// text: what the tool read from elsewhere may be in it.
+        message_shown: bool,
         /// The full model-visible text, before repeats are collapsed.
         text: String,
     },
@@ -60,7 +66,8 @@ fn failure(kind: &str, error: impl StdError + Send + Sync + 'static, text: Strin
         error: Arc::new(error),
         timed_out: false,
         fatal: false,
-        effect_unknown: false,
+        effect: EffectOutcome::Failed,
+        message_shown: false,
         text,
     }
 }
@@ -228,7 +235,8 @@ pub(crate) async fn invoke(
                     }),
                     timed_out: true,
                     fatal: false,
-                    effect_unknown: true,
+                    effect: EffectOutcome::Unknown,
+                    message_shown: false,
                     text: render::timeout(&call.name, limit),
                 };
             }
@@ -251,16 +259,26 @@ fn tool_error(include_error_message: bool, tool: &str, error: ToolError) -> Outc
     let text = error.model_text(tool, include_error_message);
     let kind = error.kind().to_owned();
     let fatal = error.is_fatal();
-    let error: Arc<dyn StdError + Send + Sync> = match error {
-        ToolError::Argument(error) => Arc::new(error),
-        ToolError::Failed(failure) => failure.into_error(),
+    let (error, effect, message_shown): (Arc<dyn StdError + Send + Sync>, _, _) = match error {
+        ToolError::Argument(error) => (Arc::new(error), EffectOutcome::Failed, false),
+        ToolError::Failed(failure) => {
+            let error = failure.into_error();
+            // The tool returned `Ok`: whatever it did, it did.
+            let effect = if error.is::<OutputError>() {
+                EffectOutcome::Applied
+            } else {
+                EffectOutcome::Failed
+            };
+            (error, effect, include_error_message)
+        }
     };
     Outcome::Failure {
         kind,
         error,
         timed_out: false,
         fatal,
-        effect_unknown: false,
+        effect,
+        message_shown,
         text,
     }
 }
@@ -279,8 +297,8 @@ fn panicked(tool: &str, payload: Box<dyn std::any::Any + Send>) -> Outcome {
         },
         render::panic(tool),
     );
-    if let Outcome::Failure { effect_unknown, .. } = &mut outcome {
-        *effect_unknown = true;
+    if let Outcome::Failure { effect, .. } = &mut outcome {
+        *effect = EffectOutcome::Unknown;
     }
     outcome
 }

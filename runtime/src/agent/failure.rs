@@ -19,8 +19,8 @@ pub struct ToolFailure {
     pub call_id: String,
     /// The arguments the model sent.
     pub arguments: serde_json::Value,
-    /// The failure's kind: `argument`, `timeout`, `panic`, `unknown_tool`, `prerequisite`, or
-    /// the error's type name (`GatewayError`, `OrderError::Database`).
+    /// The failure's kind: `argument`, `timeout`, `panic`, `unknown_tool`, `prerequisite`,
+    /// `untrusted`, or the error's type name (`GatewayError`, `OrderError::Database`).
     pub kind: String,
     /// The full error. Downcast it to the tool's own error type with
     /// `failure.error.downcast_ref::<GatewayError>()`.

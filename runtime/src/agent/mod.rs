@@ -213,7 +213,8 @@ pub struct AgentResult {
     /// effect: the ledger to reconcile after any run.
     pub effects: Vec<Effect>,
     /// The ids of the calls whose untrusted output entered the transcript (tools that are
-    /// `open_world` or `#[tool(untrusted_output)]`). Empty when the run is not tainted.
+    /// `open_world` or `#[tool(untrusted_output)]`): successful calls, and failed calls whose
+    /// error message was shown (`include_error_message`). Empty when the run is not tainted.
     pub tainted_by: Vec<String>,
     /// Calls, failures and timeouts per tool.
     pub tool_stats: BTreeMap<String, ToolStats>,
@@ -226,7 +227,9 @@ pub enum AgentError {
         /// What the run had when it was cancelled.
         partial: Box<AgentResult>,
     },
-    /// A tool failed under [`ToolFailureMode::Propagate`].
+    /// A tool failed under [`ToolFailureMode::Propagate`], or failed fatally under any mode
+    /// (`#[disclose(fatal)]`, [`Failure::fatal`](crate::Failure::fatal), or an output that
+    /// cannot be turned into JSON).
     ToolFailed {
         /// The failure.
         failure: ToolFailure,

@@ -1,8 +1,7 @@
 //! The loop itself.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::SinkExt;
 use futures::StreamExt;
@@ -253,9 +252,13 @@ impl Run {
 
     /// Runs the calls of one turn concurrently and appends their results in call order.
     async fn run_tools(&mut self, calls: Vec<crate::model::ToolCall>) -> Result<(), AgentError> {
-        // Set when a call's future first runs: a call cancelled after that may have taken
-        // effect.
-        let started: Vec<AtomicBool> = calls.iter().map(|_| AtomicBool::new(false)).collect();
+        // Where each call got to, for the ledger if the turn is cancelled: a call cut off
+        // after it started may have taken effect, and one that finished is known, also when
+        // the stream holds its result behind an earlier call that is still running.
+        let progress: Vec<Mutex<Progress>> = calls
+            .iter()
+            .map(|_| Mutex::new(Progress::NotStarted))
+            .collect();
         let executed = {
             let inner = &*self.inner;
             let gate = Gate {
@@ -268,16 +271,18 @@ impl Run {
             // `buffered` polls a call's future first when the call gets its turn under
             // `max_parallel_tools`: that is when it is reported started.
             let mut pending = Vec::with_capacity(calls.len());
-            for (call, started) in calls.iter().zip(&started) {
+            for (call, progress) in calls.iter().zip(&progress) {
                 let mut events = events.clone();
                 pending.push(async move {
-                    started.store(true, Ordering::Relaxed);
+                    set_progress(progress, Progress::Running);
                     if let Some(events) = &mut events {
                         let _ = events
                             .send(AgentEvent::ToolStarted { call: call.clone() })
                             .await;
                     }
-                    execute(inner, call, gate, token).await
+                    let done = execute(inner, call, gate, token).await;
+                    set_progress(progress, Progress::Finished(effect_outcome(&done.outcome)));
+                    done
                 });
             }
             let mut stream = futures::stream::iter(pending).buffered(inner.max_parallel_tools);
@@ -298,11 +303,11 @@ impl Run {
         if cancelled {
             // The turn is abandoned: its results never reach the model. The ledger keeps
             // what may have happened: calls that finished, and calls cut off mid-flight.
-            for (i, call) in calls.iter().enumerate() {
-                let outcome = match executed.get(i) {
-                    Some(done) => effect_outcome(&done.outcome),
-                    None if started[i].load(Ordering::Relaxed) => EffectOutcome::Unknown,
-                    None => continue,
+            for (call, progress) in calls.iter().zip(&progress) {
+                let outcome = match *progress.lock().unwrap_or_else(PoisonError::into_inner) {
+                    Progress::Finished(outcome) => outcome,
+                    Progress::Running => EffectOutcome::Unknown,
+                    Progress::NotStarted => continue,
                 };
                 self.record_effect(call, outcome);
             }
@@ -320,15 +325,7 @@ impl Run {
         let mut ending_failure: Option<ToolFailure> = None;
         for (call, Executed { outcome, elapsed }) in calls.into_iter().zip(executed) {
             self.record_effect(&call, effect_outcome(&outcome));
-            if !self.tool_stats.contains_key(&call.name) {
-                self.tool_stats
-                    .insert(call.name.clone(), ToolStats::default());
-            }
-            let stats = self
-                .tool_stats
-                .get_mut(&call.name)
-                .expect("inserted just above");
-            stats.calls += 1;
+            self.tool_stats.entry(call.name.clone()).or_default().calls += 1;
             match outcome {
                 Outcome::Success { content } => {
                     self.consecutive_failures = 0;
@@ -355,9 +352,15 @@ impl Run {
                     error,
                     timed_out,
                     fatal,
+                    message_shown,
                     text,
                     ..
                 } => {
+                    // The error's own message may carry what the tool read from elsewhere.
+                    if message_shown && self.is_untrusted(&call.name) {
+                        self.tainted_by.push(call.id.clone());
+                    }
+                    let stats = self.tool_stats.entry(call.name.clone()).or_default();
                     stats.failures += 1;
                     stats.timeouts += u32::from(timed_out);
                     self.consecutive_failures += 1;
@@ -490,22 +493,35 @@ impl Run {
 fn effect_outcome(outcome: &Outcome) -> EffectOutcome {
     match outcome {
         Outcome::Success { .. } => EffectOutcome::Applied,
-        Outcome::Failure {
-            effect_unknown: true,
-            ..
-        } => EffectOutcome::Unknown,
-        Outcome::Failure { .. } => EffectOutcome::Failed,
+        Outcome::Failure { effect, .. } => *effect,
     }
 }
 
-/// `name: calls/failures/timeouts` for each tool, for the `invoke_agent` span.
+/// How far one call of a turn got, for the ledger of a turn that is cancelled.
+#[derive(Clone, Copy)]
+enum Progress {
+    NotStarted,
+    Running,
+    Finished(EffectOutcome),
+}
+
+fn set_progress(slot: &Mutex<Progress>, progress: Progress) {
+    *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
+}
+
+/// `name: calls/failures/timeouts` for each tool, for the `invoke_agent` span. A name is cut
+/// to the length of a valid tool name: a call of an unknown tool counts under whatever name the
+/// model sent.
 fn stats_text(stats: &BTreeMap<String, ToolStats>) -> String {
     stats
         .iter()
         .map(|(tool, s)| {
             format!(
-                "{tool}: {} calls, {} failed, {} timed out",
-                s.calls, s.failures, s.timeouts
+                "{}: {} calls, {} failed, {} timed out",
+                render::bounded(tool, render::MAX_NAME_LEN),
+                s.calls,
+                s.failures,
+                s.timeouts
             )
         })
         .collect::<Vec<_>>()
