@@ -7,8 +7,8 @@
 //! cargo run --example mcp_server -- --http 127.0.0.1:8080  # streamable HTTP at any path
 //! ```
 //!
-//! `docs/mcp.md` shows how to register it in an MCP client. Logs go to stderr (stdout is the
-//! protocol); `RUST_LOG`-style filtering is not needed: failures are logged at `warn`.
+//! `docs/mcp.md` shows how to register it in an MCP client. Logs go to stderr (on stdio, stdout
+//! is the protocol); each failed call is logged at `warn` with its full error.
 //!
 //! `--test-tools` adds three tools the client tests use: `panic_now` (panics),
 //! `wait_for_cancel` (waits until cancelled or its time is up) and `cancellations` (what

@@ -50,8 +50,11 @@ fn python() -> Option<PathBuf> {
     );
 }
 
-/// Builds the `mcp_server` example (a no-op when `cargo test` already built it) and returns
-/// its path.
+/// Builds the `mcp_server` example and returns its path.
+///
+/// The whole workspace with all features is selected so that features resolve as they do for
+/// `cargo test --workspace --all-features`: after that command, which builds the examples,
+/// this build has nothing to do.
 fn server_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
@@ -61,8 +64,8 @@ fn server_binary() -> &'static Path {
             .args([
                 "build",
                 "--quiet",
-                "-p",
-                "reticent-examples",
+                "--workspace",
+                "--all-features",
                 "--example",
                 "mcp_server",
                 "--message-format=json",

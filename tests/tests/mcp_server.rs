@@ -490,3 +490,61 @@ fn build_refuses_two_tools_with_one_name() {
         }
     );
 }
+
+#[derive(Debug, thiserror::Error)]
+#[error("could not read the ledger")]
+struct LedgerError(#[source] std::io::Error);
+
+/// Read the ledger.
+#[reticent::tool(read_only)]
+fn read_ledger() -> Result<String, LedgerError> {
+    Err(LedgerError(std::io::Error::other(
+        "permission denied: /srv/ledger.db",
+    )))
+}
+
+#[tokio::test]
+async fn the_span_and_the_hook_have_the_error_with_its_sources() {
+    let failures = Failures::default();
+    let (spans, _guard) = capture_spans();
+    let server = McpServer::builder()
+        .tool(ReadLedger)
+        .on_failure(failures.hook())
+        .build()
+        .unwrap();
+    let connection = connect(server).await;
+    let result = connection
+        .client
+        .call_tool(call("read_ledger", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "Tool 'read_ledger' failed with LedgerError");
+    assert!(!connection.received().contains("/srv/ledger.db"));
+    let chain = "could not read the ledger: permission denied: /srv/ledger.db";
+    assert_eq!(spans.one().field("error.message"), Some(chain));
+    assert_eq!(failures.one().error_chain(), chain);
+}
+
+#[tokio::test]
+async fn a_panicking_hook_does_not_cost_the_client_its_reply() {
+    let failures = Failures::default();
+    let server = McpServer::builder()
+        .tool(SendEmail)
+        .on_failure(|_| panic!("the hook itself is broken"))
+        .on_failure(failures.hook())
+        .build()
+        .unwrap();
+    let connection = connect(server).await;
+    let result = tokio::time::timeout(
+        Duration::from_secs(5),
+        connection
+            .client
+            .call_tool(call("send_email", json!({"to": "ada@example.com"}))),
+    )
+    .await
+    .expect("a reply")
+    .unwrap();
+    assert_eq!(text(&result), "Tool 'send_email' failed with io::Error");
+    // The hooks after the broken one still ran.
+    assert_eq!(failures.one().kind, "io::Error");
+}

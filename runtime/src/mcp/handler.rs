@@ -4,7 +4,7 @@
 use std::error::Error as StdError;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -13,6 +13,7 @@ use rmcp::model::{
     ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use tokio::time::Instant;
 use tracing::Instrument;
 use tracing::field::Empty;
 
@@ -200,13 +201,6 @@ impl McpServer {
 
     /// Gives the full error to the server side: the span and every hook.
     fn report(&self, span: &tracing::Span, call: ToolCall, failed: Failed, elapsed: Duration) {
-        span.record("otel.status_code", "ERROR");
-        span.record("error.type", failed.kind.as_str());
-        span.record("error.message", tracing::field::display(&failed.error));
-        span.record("reticent.tool.timed_out", failed.timed_out);
-        if self.inner.on_failure.is_empty() {
-            return;
-        }
         let failure = ToolFailure {
             tool: call.name,
             call_id: call.id,
@@ -217,6 +211,11 @@ impl McpServer {
             elapsed,
             shown_to_model: failed.text,
         };
+        span.record("otel.status_code", "ERROR");
+        span.record("error.type", failure.kind.as_str());
+        // The whole message with its sources, as the agent loop records it.
+        span.record("error.message", failure.error_chain());
+        span.record("reticent.tool.timed_out", failure.timed_out);
         for hook in &self.inner.on_failure {
             if std::panic::catch_unwind(AssertUnwindSafe(|| hook(&failure))).is_err() {
                 tracing::error!(
