@@ -207,7 +207,7 @@ pub fn agent(model: impl Model, notes: Arc<Notes>) -> Agent {
 pub const QUESTION: &str = "What did we learn from timeouts? Also check the postmortem note.";
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), reticent_examples::Report> {
     // Spans as they close, with their fields: look for `execute_tool` and `error.type`.
     tracing_subscriber::fmt()
         .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)

@@ -161,7 +161,7 @@ pub fn report(result: &AgentResult) -> String {
 }
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), reticent_examples::Report> {
     let desk = Arc::new(SupportDesk::new());
     let result = match reticent_examples::model_from_env()? {
         Some(model) => {

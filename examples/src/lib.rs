@@ -8,6 +8,7 @@
 //! |---|---|
 //! | `openai:gpt-4o-mini` | `OPENAI_API_KEY` (and `OPENAI_BASE_URL` for Ollama, vLLM, llama.cpp) |
 //! | `anthropic:claude-sonnet-4-5` | `ANTHROPIC_API_KEY` |
+//! | `ollama:llama3.2` | a local Ollama (`OLLAMA_HOST`, default `http://localhost:11434`) |
 
 use std::sync::Arc;
 
@@ -22,10 +23,33 @@ pub fn model_spec() -> Option<String> {
         .filter(|s| !s.trim().is_empty())
 }
 
-/// The model named by `RETICENT_MODEL`, or `None` to run offline.
-pub fn model_from_env() -> Result<Option<Arc<dyn Model>>, Box<dyn std::error::Error>> {
+/// The model named by `RETICENT_MODEL` (`provider:model`, with the provider's key from its
+/// own variable), or `None` to run offline.
+pub fn model_from_env() -> Result<Option<Arc<dyn Model>>, reticent::providers::ConfigError> {
     match model_spec() {
         None => Ok(None),
-        Some(spec) => Err(format!("RETICENT_MODEL={spec}: no provider is available for it").into()),
+        Some(spec) => reticent::providers::from_env_spec(&spec).map(Some),
+    }
+}
+
+/// An error as `main` reports it: its message and its sources, one line, rather than its
+/// `Debug` form. `fn main() -> Result<(), Report>` prints `Error: ` and this.
+pub struct Report(Box<dyn std::error::Error>);
+
+impl<E: Into<Box<dyn std::error::Error>>> From<E> for Report {
+    fn from(error: E) -> Self {
+        Self(error.into())
+    }
+}
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(error) = source {
+            write!(f, ": {error}")?;
+            source = error.source();
+        }
+        Ok(())
     }
 }
