@@ -56,15 +56,16 @@ fn parse_attrs(attrs: &[Attribute], cx: &Ctxt) -> DiscloseAttr {
     if let (Some(_), Some(permanent)) = (&out.transient, &out.permanent) {
         cx.error_spanned_by(
             permanent,
-            "`transient` and `permanent` cannot both be set: say whether retrying later may \
-             succeed (`transient`) or retrying the same call will not help (`permanent`)",
+            "`transient` and `permanent` cannot both be set; keep `transient` if retrying later \
+             may succeed, `permanent` if retrying the same call will not help",
         );
     }
     if let (Some(_), Some(fatal)) = (&out.argument, &out.fatal) {
         cx.error_spanned_by(
             fatal,
             "`argument` and `fatal` cannot both be set: an argument error is the model's to \
-             correct, a fatal one ends the run; keep the one that fits",
+             correct, a fatal one ends the run; keep `argument` if the model can fix the call, \
+             `fatal` if the run must stop",
         );
     }
     if let (Some(_), Some(kind)) = (&out.argument, &out.kind) {
@@ -206,10 +207,20 @@ pub(crate) fn derive(input: DeriveInput) -> TokenStream {
                     let v = &variant.ident;
                     let fatal = attr.fatal.is_some() || type_attr.fatal.is_some();
                     if let (Some(_), Some(fatal)) = (&type_attr.argument, &attr.fatal) {
-                        cx.error_spanned_by(fatal, "the whole type is `#[disclose(argument)]`; a variant cannot also be fatal");
+                        cx.error_spanned_by(
+                            fatal,
+                            "the whole type is `#[disclose(argument)]`, so this variant is an \
+                             argument error and cannot be fatal; remove `fatal`, or move \
+                             `argument` from the type to the variants the model can correct",
+                        );
                     }
-                    if let (Some(_), Some(fatal)) = (&attr.argument, &type_attr.fatal) {
-                        cx.error_spanned_by(fatal, "the whole type is `#[disclose(fatal)]`; a variant cannot also be an argument error");
+                    if let (Some(argument), Some(_)) = (&attr.argument, &type_attr.fatal) {
+                        cx.error_spanned_by(
+                            argument,
+                            "the whole type is `#[disclose(fatal)]`, so this variant ends the \
+                             run and cannot be an argument error; remove `argument`, or move \
+                             `fatal` from the type to the variants that must end the run",
+                        );
                     }
                     policies.push((quote!(Self::#v { .. }), attr.hint().or(type_attr.hint()), fatal));
                     if let (Some(_), Some(kind)) = (&type_attr.argument, &attr.kind) {

@@ -1,0 +1,5 @@
+#[derive(Debug, reticent::Disclose)]
+#[disclose(transient)]
+struct GatewayUnavailable;
+
+fn main() {}
