@@ -46,7 +46,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use reticent::{
-    ArgumentError, Disclose, Disclosure, Failure, Secret, Tool, ToolContext, ToolError, Toolbox,
+    ArgumentError, Disclose, Disclosure, Failure, RetryHint, Secret, Tool, ToolContext, ToolError,
+    Toolbox,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -91,8 +92,29 @@ pub enum OrderError {
     Database(#[from] std::io::Error),
     /// Renamed.
     #[error("rate limited")]
-    #[disclose(kind = "RateLimited")]
+    #[disclose(kind = "RateLimited", transient)]
     Throttled,
+    /// Retrying will not help.
+    #[error("order archived")]
+    #[disclose(permanent)]
+    Archived,
+    /// Ends the run.
+    #[error("order store corrupt")]
+    #[disclose(fatal)]
+    Corrupt,
+}
+
+/// Every variant is transient and fatal.
+#[derive(Debug, Clone, Copy, thiserror::Error, Disclose)]
+#[disclose(transient, fatal)]
+pub enum LedgerError {
+    /// Locked.
+    #[error("ledger locked")]
+    Locked,
+    /// Retrying will not help.
+    #[error("ledger closed")]
+    #[disclose(permanent)]
+    Closed,
 }
 
 /// A generic error.
@@ -107,7 +129,7 @@ pub enum LookupError<K: std::fmt::Debug> {
 /// A struct error.
 #[derive(Debug, Clone, Copy, thiserror::Error, Disclose)]
 #[error("dates look like 2024-05-01")]
-#[disclose(argument)]
+#[disclose(argument, permanent)]
 pub struct BadDate;
 
 /// A plain error.
@@ -162,6 +184,21 @@ pub fn ship_order(
         Speed::Standard | Speed::Express if total > 0 => Ok(total),
         Speed::Standard | Speed::Express => Err(ArgumentError::new("an order needs lines")),
     }
+}
+
+/// Untrusted output.
+#[reticent::tool(read_only, untrusted_output)]
+pub fn read_inbox() -> String {
+    String::new()
+}
+
+/// Open world, trusted output.
+#[reticent::tool(open_world, untrusted_output = false)]
+pub fn send_email(to: String) -> Result<String, LedgerError> {
+    if to.is_empty() {
+        return Err(LedgerError::Locked);
+    }
+    Ok(to)
 }
 
 /// No parameters, no output.
@@ -296,6 +333,20 @@ fn tools_work_under_strict_lints() {
     assert_eq!(Match.definition().parameters["required"], json!(["type"]));
     assert_eq!(CrateVisible.definition().description, "Crate-visible.");
     assert_eq!(BadDate.disclosure(), Disclosure::Argument);
+    assert_eq!(BadDate.retry_hint(), Some(RetryHint::Permanent));
+    assert_eq!(
+        OrderError::Throttled.retry_hint(),
+        Some(RetryHint::Transient)
+    );
+    assert!(OrderError::Corrupt.is_fatal());
+    assert!(!OrderError::Archived.is_fatal());
+    assert!(LedgerError::Closed.is_fatal());
+    assert_eq!(LedgerError::Closed.retry_hint(), Some(RetryHint::Permanent));
+    assert!(ReadInbox.untrusted_output());
+    assert!(!SendEmail.untrusted_output());
+    let err = block_on(SendEmail.call(json!({"to": ""}), ToolContext::default()))
+        .expect_err("the call fails");
+    assert!(err.is_fatal());
 
     let tools = Arc::new(Shop::default()).tools();
     let names: Vec<&str> = tools.iter().map(|t| t.definition().name.as_str()).collect();
