@@ -49,7 +49,7 @@
 //!
 //! Every failure, with its full error, goes to the server side only:
 //!
-//! - each [`McpServerBuilder::on_failure`] hook receives a [`ToolFailure`](crate::ToolFailure)
+//! - each [`McpServerBuilder::on_failure`] hook receives a [`ToolFailure`]
 //!   (`shown_to_model` is what the client was sent, `error` the whole error);
 //! - each call runs in an `execute_tool` [`tracing`] span that records, on failure,
 //!   `error.type` (the kind), `error.message` and `otel.status_code = "ERROR"`.
