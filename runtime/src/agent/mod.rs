@@ -173,6 +173,9 @@ impl RunOptions {
     }
 
     /// Earlier messages of the conversation, sent before the new input.
+    ///
+    /// Results of the agent's untrusted tools among them taint the run from its start (see
+    /// [`AgentBuilder::forbid_after_untrusted`]).
     #[must_use]
     pub fn history(mut self, messages: Vec<Message>) -> Self {
         self.history = messages;
@@ -214,7 +217,8 @@ pub struct AgentResult {
     pub effects: Vec<Effect>,
     /// The ids of the calls whose untrusted output entered the transcript (tools that are
     /// `open_world` or `#[tool(untrusted_output)]`): successful calls, and failed calls whose
-    /// error message was shown (`include_error_message`). Empty when the run is not tainted.
+    /// error message was shown (`include_error_message`), of this run or in the history it
+    /// was given. Empty when the run is not tainted.
     pub tainted_by: Vec<String>,
     /// Calls, failures and timeouts per tool.
     pub tool_stats: BTreeMap<String, ToolStats>,

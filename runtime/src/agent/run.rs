@@ -72,6 +72,8 @@ pub(crate) async fn run(
         reticent.tainted = Empty,
     );
     let mut messages = options.history;
+    // Untrusted output in the history is in the transcript as much as output of this run.
+    let tainted_by = history_taint(&inner, &messages);
     messages.push(Message::User { text: input });
     let run = Run {
         request: ModelRequest {
@@ -89,7 +91,7 @@ pub(crate) async fn run(
         failed_calls: Vec::new(),
         consecutive_failures: 0,
         effects: Vec::new(),
-        tainted_by: Vec::new(),
+        tainted_by,
         tool_stats: BTreeMap::new(),
     };
     let result = run.drive().instrument(span.clone()).await;
@@ -487,6 +489,27 @@ impl Run {
             tool_stats: self.tool_stats,
         }
     }
+}
+
+/// The ids of the calls in `history` whose untrusted output is in it: results of this agent's
+/// untrusted tools, by the rule that applies to calls of the run (a successful result, or an
+/// error result when error messages are shown).
+fn history_taint(inner: &Inner, history: &[Message]) -> Vec<String> {
+    let shows_messages = inner.failure_options.include_error_message;
+    history
+        .iter()
+        .filter_map(|message| match message {
+            Message::Tool(result) if !result.is_error || shows_messages => Some(result),
+            _ => None,
+        })
+        .filter(|result| {
+            inner
+                .index
+                .get(&result.name)
+                .is_some_and(|&i| inner.tools[i].untrusted_output())
+        })
+        .map(|result| result.call_id.clone())
+        .collect()
 }
 
 /// Whether a finished call took effect.
