@@ -366,6 +366,7 @@ pub trait Disclose: StdError + Send + Sync + 'static {
 /// Whether retrying a failed call can help: a fixed hint the model is shown after the
 /// failure, chosen by the developer, never runtime data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RetryHint {
     /// Retrying later may succeed (`(transient: retrying later may succeed)`).
     Transient,
