@@ -23,7 +23,8 @@ pub struct Effect {
 /// Whether an effect happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EffectOutcome {
-    /// The tool succeeded.
+    /// The tool succeeded. Also when only its output could not be turned into JSON: the tool
+    /// had finished its work.
     Applied,
     /// The tool returned an error, or the call was refused before the tool ran.
     Failed,
