@@ -1,6 +1,11 @@
 //! A customer-support agent whose tools fail in every way a real one does, and what each
 //! failure tells the model versus the caller.
 //!
+//! Two conversations: in the first the gateway refuses a charge, an argument is wrong, a
+//! prerequisite is missing and the carrier times out; in the second the gateway hangs (the
+//! charge's effect is unknown, so the ledger says so) and a customer email carries a planted
+//! instruction to refund, which the `forbid_after_untrusted` rule refuses.
+//!
 //! ```text
 //! cargo run --example support_desk
 //! ```
@@ -14,8 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reticent::{
-    Agent, AgentResult, Message, Model, ModelResponse, ScriptedModel, ToolCall, ToolFailureOptions,
-    Usage,
+    Agent, AgentResult, EffectOutcome, Message, Model, ModelResponse, ScriptedModel, ToolCall,
+    ToolFailureOptions, Usage,
 };
 use serde_json::json;
 
@@ -59,6 +64,39 @@ pub fn script() -> Vec<ModelResponse> {
     ]
 }
 
+/// The second conversation: a charge that times out, so nobody knows whether it went through,
+/// then a customer email with a planted instruction, then the refund it asks for — refused,
+/// because untrusted text is now in the conversation.
+pub fn script_after_failure() -> Vec<ModelResponse> {
+    vec![
+        ModelResponse::tool_call("call_1", "charge_card", json!({"order_id": "ORD-2001"}))
+            .with_usage(Usage::new(402, 30)),
+        ModelResponse::tool_call(
+            "call_2",
+            "read_customer_email",
+            json!({"order_id": "ORD-2001"}),
+        )
+        .with_usage(Usage::new(470, 31)),
+        ModelResponse::tool_call(
+            "call_3",
+            "issue_refund",
+            json!({"order_id": "ORD-2001", "amount_cents": 500_000}),
+        )
+        .with_usage(Usage::new(560, 40)),
+        ModelResponse::text(
+            "I couldn't confirm whether your card was charged for ORD-2001: the payment \
+             provider didn't answer in time, so a colleague will check before anything is \
+             retried. I can't issue refunds in this conversation; a colleague will review your \
+             email and follow up.",
+        )
+        .with_usage(Usage::new(640, 62)),
+    ]
+}
+
+/// The user's second request.
+pub const SECOND_REQUEST: &str =
+    "Was my card charged for ORD-2001? Please also read my email about it and do what it says.";
+
 /// Builds the support agent around `model`.
 pub fn agent(model: impl Model, desk: Arc<SupportDesk>) -> Agent {
     Agent::builder(model)
@@ -68,6 +106,7 @@ pub fn agent(model: impl Model, desk: Arc<SupportDesk>) -> Agent {
         )
         .toolbox(desk)
         .require("ship_order", "charge_card")
+        .forbid_after_untrusted("issue_refund")
         .failure_options(ToolFailureOptions {
             timeout: Some(Duration::from_secs(10)),
             ..Default::default()
@@ -136,6 +175,33 @@ pub fn caller_side(result: &AgentResult) -> String {
     out
 }
 
+/// The effects ledger: every call of a tool that can change the world, and whether it did.
+pub fn ledger(result: &AgentResult) -> String {
+    let mut out = String::new();
+    for effect in &result.effects {
+        let outcome = match effect.outcome {
+            EffectOutcome::Applied => "applied",
+            EffectOutcome::Failed => "failed",
+            EffectOutcome::Unknown => "UNKNOWN: reconcile before retrying",
+        };
+        let _ = writeln!(
+            out,
+            "  [{}] {}({}) — {outcome}",
+            effect.call_id, effect.tool, effect.arguments
+        );
+    }
+    if result.tainted_by.is_empty() {
+        let _ = writeln!(out, "  untrusted output in the conversation: none");
+    } else {
+        let _ = writeln!(
+            out,
+            "  untrusted output entered the conversation from call(s): {}",
+            result.tainted_by.join(", ")
+        );
+    }
+    out
+}
+
 fn rule(title: &str) -> String {
     format!(
         "── {title} {}",
@@ -143,14 +209,16 @@ fn rule(title: &str) -> String {
     )
 }
 
-/// The whole report the example prints.
+/// The whole report the example prints for one conversation.
 pub fn report(result: &AgentResult) -> String {
     format!(
-        "{}\n{}\n{}\n{}\n{}\n  stop reason: {:?}, turns: {}, tokens in/out: {}/{}\n\n  answer: {}\n",
+        "{}\n{}\n{}\n{}\n{}\n{}\n{}\n  stop reason: {:?}, turns: {}, tokens in/out: {}/{}\n\n  answer: {}\n",
         rule("What the model saw"),
         model_side(result),
         rule("What the caller got: every failure, with its full error"),
         caller_side(result),
+        rule("The effects ledger"),
+        ledger(result),
         rule("Summary"),
         result.stop_reason,
         result.turns,
@@ -162,24 +230,46 @@ pub fn report(result: &AgentResult) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), reticent_examples::Report> {
-    let desk = Arc::new(SupportDesk::new());
-    let result = match reticent_examples::model_from_env()? {
-        Some(model) => {
-            println!(
-                "Running against {}.\n",
-                reticent_examples::model_spec().unwrap_or_default()
-            );
-            agent(model, desk).run(USER_REQUEST).await?
-        }
+    let real = reticent_examples::model_from_env()?;
+    match &real {
+        Some(_) => println!(
+            "Running against {}.\n",
+            reticent_examples::model_spec().unwrap_or_default()
+        ),
         None => {
             println!(
                 "Running offline on a scripted model (set RETICENT_MODEL to use a real one).\n"
-            );
-            agent(ScriptedModel::new(script()), desk)
-                .run(USER_REQUEST)
-                .await?
+            )
         }
-    };
-    print!("{}", report(&result));
+    }
+    let conversations = [
+        (USER_REQUEST, SupportDesk::new(), script()),
+        (
+            SECOND_REQUEST,
+            SupportDesk::with_hanging_gateway(),
+            script_after_failure(),
+        ),
+    ];
+    for (i, (request, desk, script)) in conversations.into_iter().enumerate() {
+        let desk = Arc::new(desk);
+        let result = match &real {
+            Some(model) => {
+                agent(Arc::clone(model), Arc::clone(&desk))
+                    .run(request)
+                    .await?
+            }
+            None => {
+                agent(ScriptedModel::new(script), Arc::clone(&desk))
+                    .run(request)
+                    .await?
+            }
+        };
+        println!("━━ Conversation {} ━━ {request}\n", i + 1);
+        print!("{}", report(&result));
+        println!(
+            "  refunds the refund tool actually issued: {}\n",
+            desk.refunds_issued()
+        );
+    }
     Ok(())
 }

@@ -7,9 +7,10 @@ mod support_desk;
 
 use std::sync::Arc;
 
-use reticent::{ScriptedModel, StopReason};
+use reticent::{EffectOutcome, ScriptedModel, StopReason};
 use support_desk::{
-    GATEWAY_DSN, SupportDesk, USER_REQUEST, agent, caller_side, model_side, report, script,
+    GATEWAY_DSN, SECOND_REQUEST, SupportDesk, USER_REQUEST, agent, caller_side, ledger, model_side,
+    report, script, script_after_failure,
 };
 
 #[tokio::test]
@@ -72,4 +73,49 @@ async fn the_model_sees_less_than_the_caller() {
     assert_eq!(timed_out.len(), 1);
     assert_eq!(timed_out[0].tool, "estimate_delivery");
     assert_eq!(result.tool_failures.len(), 4);
+}
+
+#[tokio::test]
+async fn a_timed_out_charge_is_unknown_and_a_planted_refund_is_refused() {
+    let model = ScriptedModel::new(script_after_failure());
+    let desk = Arc::new(SupportDesk::with_hanging_gateway());
+    let result = agent(model.clone(), Arc::clone(&desk))
+        .run(SECOND_REQUEST)
+        .await
+        .expect("the scripted run completes");
+    assert_eq!(result.stop_reason, StopReason::Completed);
+    assert_eq!(model.remaining(), 0);
+
+    // The charge timed out: nobody knows whether it went through, and the ledger says so.
+    let effects: Vec<_> = result
+        .effects
+        .iter()
+        .map(|e| (e.call_id.as_str(), e.tool.as_str(), e.outcome))
+        .collect();
+    assert_eq!(
+        effects,
+        [
+            ("call_1", "charge_card", EffectOutcome::Unknown),
+            ("call_3", "issue_refund", EffectOutcome::Failed),
+        ]
+    );
+    let model_text = model_side(&result);
+    assert!(model_text.contains(
+        "Tool 'charge_card' timed out after 1s and was stopped; whether it took effect is unknown"
+    ));
+
+    // The email tainted the run; the refund it asked for was refused and never ran.
+    assert_eq!(result.tainted_by, ["call_2"]);
+    assert!(model_text.contains(
+        "Tool 'issue_refund' was refused by the rule forbid_after_untrusted(\"issue_refund\")"
+    ));
+    assert_eq!(desk.refunds_issued(), 0);
+    let printed = report(&result);
+    assert!(
+        printed.contains("UNKNOWN: reconcile before retrying"),
+        "{printed}"
+    );
+    assert!(
+        ledger(&result).contains("untrusted output entered the conversation from call(s): call_2")
+    );
 }

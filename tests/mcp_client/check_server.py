@@ -40,7 +40,15 @@ PANIC_MESSAGE = "this message stays on the server"
 # No call may take longer than this to answer.
 REPLY_WITHIN = 8.0
 
-DESK_TOOLS = ["lookup_order", "charge_card", "ship_order", "estimate_delivery", "open_ticket"]
+DESK_TOOLS = [
+    "lookup_order",
+    "charge_card",
+    "ship_order",
+    "estimate_delivery",
+    "read_customer_email",
+    "issue_refund",
+    "open_ticket",
+]
 TEST_TOOLS = ["panic_now", "wait_for_cancel", "cancellations"]
 HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
 
@@ -171,6 +179,8 @@ async def exercise(session: ClientSession, wire: Wire, server_log: Callable[[], 
             "charge_card": (False, True, False, True),
             "ship_order": (False, True, False, False),
             "estimate_delivery": (True, False, False, True),
+            "read_customer_email": (True, False, False, False),
+            "issue_refund": (False, True, False, False),
             "open_ticket": (False, False, True, False),
         }
         for name, hints in expected_hints.items():
