@@ -49,6 +49,27 @@ fn book(
     book_impl(guest, nights, address)
 }
 
+#[derive(Debug, thiserror::Error, reticent::Disclose)]
+enum BookingError {
+    #[error("no rooms left in {0} for {1} nights")]
+    #[disclose(transient)]
+    SoldOut(String, u32),
+}
+
+/// Book a room, failing.
+#[reticent::tool]
+fn book_failing(
+    /// The guest's name.
+    guest: String,
+    /// How many nights.
+    nights: u32,
+    /// Where to send the invoice.
+    address: Option<Address>,
+) -> Result<Booking, BookingError> {
+    let city = address.map_or_else(|| guest.clone(), |a| a.city);
+    Err(BookingError::SoldOut(city, nights))
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FloorArgs {
@@ -114,6 +135,22 @@ fn dispatch(c: &mut Criterion) {
                     .expect("ok"),
             )
         })
+    });
+    // The failure path: the same decoding, an error classified as `BookingError::SoldOut`
+    // with its hint, and the model's text rendered — against the success path above.
+    group.bench_function("tool_failure_rendered", |b| {
+        b.iter_batched(
+            || args.clone(),
+            |a| {
+                let err = BookFailing
+                    .call(a, ToolContext::default())
+                    .now_or_never()
+                    .expect("ready")
+                    .expect_err("fails");
+                black_box(err.model_text("book_failing", false))
+            },
+            BatchSize::SmallInput,
+        )
     });
     let bad = json!({"guest": "Ada", "nights": "three"});
     group.bench_function("tool_argument_error", |b| {
