@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::ConfigError;
-use super::http::{Transport, join, secret_header};
+use super::http::{Transport, error_message, join, secret_header, unreadable};
 use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
 use crate::schema_dialect::SchemaDialect;
 use crate::secret::Secret;
@@ -297,10 +297,14 @@ fn tool_use(call: &ToolCall) -> Value {
 
 #[derive(Deserialize)]
 struct Response {
+    /// Always present in a message, if empty; a body without it is not a message.
     #[serde(default)]
-    content: Vec<Block>,
+    content: Option<Vec<Block>>,
     #[serde(default)]
     usage: Option<WireUsage>,
+    /// `{"type": "error", "error": {..}}`, in a body with a successful status.
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -332,12 +336,20 @@ struct WireUsage {
     cache_read_input_tokens: Option<u64>,
 }
 
-fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
-    let response: Response = serde_json::from_slice(body)
-        .map_err(|e| ModelError::new(format!("could not read the message: {e}")).with_source(e))?;
+pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
+    let response: Response = serde_json::from_slice(body).map_err(|e| unreadable("message", e))?;
+    let Some(content) = response.content else {
+        let error = response.error.map(|error| json!({ "error": error }));
+        return Err(match error.as_ref().and_then(error_message) {
+            Some(message) => ModelError::new(format!(
+                "the message has no content; it is an error: {message}"
+            )),
+            None => ModelError::new("the message has no content"),
+        });
+    };
     let mut text = String::new();
     let mut tool_calls = Vec::new();
-    for block in response.content {
+    for block in content {
         match block {
             Block::Text { text: t } => text.push_str(&t),
             Block::ToolUse { id, name, input } => tool_calls.push(ToolCall {

@@ -12,6 +12,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use crate::model::ModelError;
+use crate::render::{MAX_NAME_LEN, bounded};
 use crate::secret::Secret;
 
 /// How long one request may take unless configured otherwise.
@@ -199,34 +200,55 @@ impl Failed {
 
 /// The provider's own error message: `{"error": {"type": .., "message": ..}}` (OpenAI,
 /// Anthropic), `{"error": ".."}` (Ollama), `{"message": ..}` or `{"detail": ..}` (vLLM and
-/// other servers), else the start of the body.
+/// other servers), else the start of the body. Cut to [`MAX_ERROR_BODY`] bytes either way.
 fn provider_message(body: &[u8], status: StatusCode) -> String {
-    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) {
-        let error = value.get("error");
-        let message = error
-            .and_then(|e| e.get("message"))
-            .and_then(serde_json::Value::as_str)
-            .or_else(|| error.and_then(serde_json::Value::as_str))
-            .or_else(|| value.get("message").and_then(serde_json::Value::as_str))
-            .or_else(|| value.get("detail").and_then(serde_json::Value::as_str));
-        let kind = error
-            .and_then(|e| e.get("type"))
-            .and_then(serde_json::Value::as_str);
-        if let Some(message) = message {
-            return match kind {
-                Some(kind) => format!("{kind}: {message}"),
-                None => message.to_owned(),
-            };
-        }
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(body)
+        && let Some(message) = error_message(&value)
+    {
+        return message;
     }
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
     if text.is_empty() {
         return status.canonical_reason().unwrap_or("error").to_owned();
     }
-    match text.char_indices().nth(MAX_ERROR_BODY) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_owned(),
+    bounded(text, MAX_ERROR_BODY).into_owned()
+}
+
+/// The error message in a provider's JSON error body (see [`provider_message`]), cut to
+/// [`MAX_ERROR_BODY`] bytes; `None` when the body holds none. Also for a successful status
+/// whose body is an error.
+pub(crate) fn error_message(value: &serde_json::Value) -> Option<String> {
+    let error = value.get("error");
+    let message = error
+        .and_then(|e| e.get("message"))
+        .and_then(serde_json::Value::as_str)
+        .or_else(|| error.and_then(serde_json::Value::as_str))
+        .or_else(|| value.get("message").and_then(serde_json::Value::as_str))
+        .or_else(|| value.get("detail").and_then(serde_json::Value::as_str))?;
+    let kind = error
+        .and_then(|e| e.get("type"))
+        .and_then(serde_json::Value::as_str);
+    let message = match kind {
+        Some(kind) => format!("{}: {message}", bounded(kind, MAX_NAME_LEN)),
+        None => message.to_owned(),
+    };
+    Some(bounded(&message, MAX_ERROR_BODY).into_owned())
+}
+
+/// A response body that could not be read as the provider's response: `what` (`chat
+/// completion`, `message`) and serde's reason. The reason can echo a value of the body (a
+/// string of any length where a number belongs): it is cut, and then the error, which holds
+/// all of it, is not kept as the source.
+pub(crate) fn unreadable(what: &str, error: serde_json::Error) -> ModelError {
+    let full = error.to_string();
+    let reason = bounded(&full, MAX_ERROR_BODY);
+    let cut = reason.len() != full.len();
+    let message = ModelError::new(format!("could not read the {what}: {reason}"));
+    if cut {
+        message
+    } else {
+        message.with_source(error)
     }
 }
 

@@ -62,6 +62,27 @@ pub mod anthropic;
 #[cfg(feature = "openai")]
 pub mod openai;
 
+/// The providers' response parsers, for the fuzz targets in `fuzz/` and the hostile-input
+/// tests, which feed them arbitrary bytes. Not public API: no stability guarantees.
+#[doc(hidden)]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub mod __fuzz {
+    use crate::model::{ModelError, ModelResponse};
+
+    /// Reads a Chat Completions response body, as [`OpenAi`](super::openai::OpenAi) does.
+    #[cfg(feature = "openai")]
+    pub fn parse_openai(body: &[u8]) -> Result<ModelResponse, ModelError> {
+        super::openai::parse(body)
+    }
+
+    /// Reads a Messages API response body, as [`Anthropic`](super::anthropic::Anthropic)
+    /// does.
+    #[cfg(feature = "anthropic")]
+    pub fn parse_anthropic(body: &[u8]) -> Result<ModelResponse, ModelError> {
+        super::anthropic::parse(body)
+    }
+}
+
 /// The environment variable [`from_env`] reads.
 pub const MODEL_ENV: &str = "RETICENT_MODEL";
 

@@ -36,7 +36,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::ConfigError;
-use super::http::{Transport, join, secret_header};
+use super::http::{Transport, error_message, join, secret_header, unreadable};
 use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
 use crate::schema_dialect::SchemaDialect;
 use crate::secret::Secret;
@@ -316,6 +316,9 @@ struct Completion {
     choices: Vec<Choice>,
     #[serde(default)]
     usage: Option<WireUsage>,
+    /// An error in a body with a successful status, which some servers send.
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -355,10 +358,9 @@ struct WireUsage {
     completion_tokens: Option<u64>,
 }
 
-fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
-    let completion: Completion = serde_json::from_slice(body).map_err(|e| {
-        ModelError::new(format!("could not read the chat completion: {e}")).with_source(e)
-    })?;
+pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
+    let completion: Completion =
+        serde_json::from_slice(body).map_err(|e| unreadable("chat completion", e))?;
     let usage = completion
         .usage
         .map(|u| {
@@ -369,7 +371,14 @@ fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
         })
         .unwrap_or_default();
     let Some(choice) = completion.choices.into_iter().next() else {
-        return Err(ModelError::new("the chat completion has no choices"));
+        // Some servers answer an error with a successful status.
+        let error = completion.error.map(|error| json!({ "error": error }));
+        return Err(match error.as_ref().and_then(error_message) {
+            Some(message) => ModelError::new(format!(
+                "the chat completion has no choices; it is an error: {message}"
+            )),
+            None => ModelError::new("the chat completion has no choices"),
+        });
     };
     let message = choice.message;
     let text = match message.content {
