@@ -96,9 +96,12 @@ fn integral(n: &serde_json::Number) -> Option<serde_json::Number> {
         return None;
     }
     // 2^64 and -2^63, exactly representable; `as` is exact for integral values in range.
+    // -2^63 itself is left out: the parser reads an integer below `i64::MIN` (-2^63 - 1) as
+    // this float, and it must not become `i64::MIN`. (Integers from -2^63 up are read as
+    // integers, never as floats.)
     if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
         Some((f as u64).into())
-    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+    } else if f > -9_223_372_036_854_775_808.0 && f < 0.0 {
         Some((f as i64).into())
     } else {
         None
@@ -442,7 +445,12 @@ mod tests {
         assert_eq!(integral(&float(3.0)), Some(3u64.into()));
         assert_eq!(integral(&float(-2.0)), Some((-2i64).into()));
         assert_eq!(integral(&float(-0.0)), Some(0u64.into()));
-        assert_eq!(integral(&float(i64::MIN as f64)), Some(i64::MIN.into()));
+        assert_eq!(
+            integral(&float(i64::MIN as f64 + 1024.0)),
+            Some((i64::MIN + 1024).into())
+        );
+        // what `-9223372036854775809` is read as
+        assert_eq!(integral(&float(i64::MIN as f64)), None);
         assert_eq!(integral(&float(0.5)), None);
         assert_eq!(integral(&float(18_446_744_073_709_551_616.0)), None);
         assert_eq!(integral(&float(1e300)), None);
