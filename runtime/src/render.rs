@@ -125,9 +125,25 @@ pub(crate) fn failed_again(tool: &str, earlier_call_id: &str) -> String {
     )
 }
 
-/// The arguments were text that is not JSON.
+/// The arguments were text that could not be read as JSON. Two of the reasons are JSON that
+/// is valid but cannot be read, and are said so: nesting past the parser's limit, and a
+/// number no 64-bit float holds. `serde_json` has no public error codes, so they are told
+/// apart by the start of its message.
 pub(crate) fn invalid_json(error: &serde_json::Error) -> String {
-    format!("the arguments are not valid JSON ({error}); send a JSON object")
+    let reason = error.to_string();
+    if reason.starts_with("recursion limit exceeded") {
+        format!(
+            "the arguments are nested deeper than {} levels ({reason}); send a flatter JSON object",
+            crate::__private::MAX_DEPTH
+        )
+    } else if reason.starts_with("number out of range") {
+        format!(
+            "the arguments hold a number too large to read ({reason}); send numbers a 64-bit \
+             float can hold"
+        )
+    } else {
+        format!("the arguments are not valid JSON ({reason}); send a JSON object")
+    }
 }
 
 /// The note for the last turn after too many failures in a row.
