@@ -231,6 +231,52 @@ fn depth_exceeds(value: &Value, limit: usize) -> bool {
     false
 }
 
+/// Cuts arguments nested deeper than [`MAX_DEPTH`] levels down to one level more than that:
+/// each array or object at that level keeps its place and its length, with `null` for its
+/// arrays and objects. Returns whether anything was cut.
+///
+/// The loop does this when a model's response arrives. Cloning, comparing, serializing and
+/// dropping a `Value` all recurse once per level, so a value a few thousand levels deep (which
+/// no parser produces, but a `Model` can build) would exhaust the stack; cut, the arguments
+/// stay deeper than the limit, and [`arguments`] refuses them with the same message. The part
+/// cut off is taken apart without recursion.
+pub(crate) fn cut_too_deep(arguments: &mut Value) -> bool {
+    let mut cut = false;
+    // (value, its level); the arguments object is level 1
+    let mut stack: Vec<(&mut Value, usize)> = vec![(arguments, 1)];
+    while let Some((value, level)) = stack.pop() {
+        let children: Vec<&mut Value> = match value {
+            Value::Array(items) => items.iter_mut().collect(),
+            Value::Object(map) => map.values_mut().collect(),
+            _ => continue,
+        };
+        for child in children {
+            if !matches!(child, Value::Array(_) | Value::Object(_)) {
+                continue;
+            }
+            if level > MAX_DEPTH {
+                drop_flat(std::mem::take(child));
+                cut = true;
+            } else {
+                stack.push((child, level + 1));
+            }
+        }
+    }
+    cut
+}
+
+/// Drops `value` without recursing into it.
+fn drop_flat(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
 fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -437,6 +483,28 @@ mod tests {
         assert!(arguments(object(nested(MAX_DEPTH))).is_err());
         let err = arguments(object(nested(5000))).unwrap_err();
         assert!(err.model_text("t", false).contains("nested deeper"));
+    }
+
+    #[test]
+    fn cut_too_deep_keeps_the_arguments_too_deep() {
+        let mut args = object(nested(5000));
+        assert!(cut_too_deep(&mut args));
+        // `{"a": [[..[null]..]]}`: the object and MAX_DEPTH arrays
+        let mut depth = 1;
+        let mut value = &args["a"];
+        while let Value::Array(items) = value {
+            depth += 1;
+            value = &items[0];
+        }
+        assert_eq!((depth, value), (MAX_DEPTH + 1, &Value::Null));
+        let err = arguments(args).unwrap_err();
+        assert!(err.model_text("t", false).contains("nested deeper"));
+
+        let mut shallow = object(nested(MAX_DEPTH - 1));
+        let before = shallow.clone();
+        assert!(!cut_too_deep(&mut shallow));
+        assert_eq!(shallow, before);
+        assert!(arguments(shallow).is_ok());
     }
 
     #[test]

@@ -238,7 +238,12 @@ impl Run {
                     partial: Box::new(self.snapshot(StopReason::Completed, None)),
                 })
             }
-            Some(Ok(response)) => {
+            Some(Ok(mut response)) => {
+                // Before anything clones or compares them: arguments nested too deep to
+                // handle without exhausting the stack, which the call is refused for anyway.
+                for call in &mut response.tool_calls {
+                    crate::__private::cut_too_deep(&mut call.arguments);
+                }
                 span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
                 span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
                 self.usage += response.usage;
