@@ -168,6 +168,13 @@ pub(crate) fn tool_impl(
             }
         }
     });
+    // A sync tool runs when it is called and returns a ready future: no state machine to
+    // build and poll. An async one runs when its future is polled.
+    let run = if tool.sig.asyncness.is_some() {
+        quote!(::std::boxed::Box::pin(async move { #body }))
+    } else {
+        quote!(::std::boxed::Box::pin(::core::future::ready((move || { #body })())))
+    };
     // The trait's default is `open_world`; a written `untrusted_output` that says otherwise
     // replaces it (`untrusted_output` on a closed tool, `untrusted_output = false` on an
     // open-world one).
@@ -216,7 +223,7 @@ pub(crate) fn tool_impl(
                 '_,
                 ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError>,
             > {
-                ::std::boxed::Box::pin(async move { #body })
+                #run
             }
         }
     }
@@ -234,7 +241,7 @@ pub(crate) fn call_body(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream 
     let decode = args.iter().zip(&slots).map(|((ident, name, ty, optional, _), slot)| {
         let required = !optional;
         quote_spanned! {span(ty)=>
-            let #ident = match <#ty as ::reticent::__private::ToolParam>::decode(#slot, #name, #required) {
+            let #ident = match <#ty as ::reticent::__private::ToolParam>::decode(#slot, #name, #required, __integral_floats) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
                     return ::core::result::Result::Err(::reticent::ToolError::Argument(error));
@@ -288,10 +295,11 @@ pub(crate) fn call_body(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream 
     };
 
     quote! {
-        let __map = match ::reticent::__private::arguments(__args) {
-            ::core::result::Result::Ok(map) => map,
-            ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
-        };
+        let ::reticent::__private::Arguments { map: __map, integral_floats: __integral_floats } =
+            match ::reticent::__private::arguments(__args) {
+                ::core::result::Result::Ok(arguments) => arguments,
+                ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+            };
         #(let mut #slots: ::core::option::Option<::reticent::__private::serde_json::Value> = ::core::option::Option::None;)*
         for (__key, __value) in __map {
             match __key.as_str() {

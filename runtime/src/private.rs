@@ -31,7 +31,14 @@ pub const MAX_DEPTH: usize = 128;
 )]
 pub trait ToolParam: Sized {
     /// Decodes the argument `name` (absent when `None`).
-    fn decode(value: Option<Value>, name: &str, required: bool) -> Result<Self, ArgumentError>;
+    /// `integral_floats`: whether the arguments hold a float with no fractional part
+    /// anywhere (from [`Arguments`]), which may need a second decoding.
+    fn decode(
+        value: Option<Value>,
+        name: &str,
+        required: bool,
+        integral_floats: bool,
+    ) -> Result<Self, ArgumentError>;
 }
 
 /// A type whose schema can describe a tool parameter.
@@ -56,7 +63,12 @@ impl<T: JsonSchema> ToolParamSchema for T {
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned> ToolParam for T {
     #[inline]
-    fn decode(value: Option<Value>, name: &str, required: bool) -> Result<Self, ArgumentError> {
+    fn decode(
+        value: Option<Value>,
+        name: &str,
+        required: bool,
+        integral_floats: bool,
+    ) -> Result<Self, ArgumentError> {
         let value = match value {
             Some(value) => value,
             None if required => {
@@ -68,7 +80,7 @@ impl<T: DeserializeOwned> ToolParam for T {
         };
         // JSON Schema counts `3.0` as an integer, so the decoder must too: a value that holds
         // such numbers is decoded again with them written as integers if it fails as sent.
-        let retry = has_integral_float(&value).then(|| value.clone());
+        let retry = (integral_floats && has_integral_float(&value)).then(|| value.clone());
         T::deserialize(value).or_else(|mut e| {
             if let Some(mut value) = retry {
                 integral_floats_to_integers(&mut value);
@@ -184,20 +196,41 @@ impl<T, E> IntoToolResult for Result<T, E> {
     }
 }
 
+/// The arguments object taken apart, with what one scan of it found.
+#[derive(Debug)]
+pub struct Arguments {
+    /// The arguments by name.
+    pub map: Map<String, Value>,
+    /// Whether a float with no fractional part (`3.0`) occurs anywhere.
+    pub integral_floats: bool,
+}
+
 /// Takes the arguments object apart; refuses anything else and anything nested too deep.
+///
+/// One scan, without allocating, checks the depth and notes integral floats, so decoding
+/// does not walk the arguments again.
 #[inline]
-pub fn arguments(args: Value) -> Result<Map<String, Value>, ToolError> {
+pub fn arguments(args: Value) -> Result<Arguments, ToolError> {
     match args {
         Value::Object(map) => {
-            if map.values().any(|v| depth_exceeds(v, MAX_DEPTH - 1)) {
-                return Err(ArgumentError::new(format!(
-                    "arguments are nested deeper than {MAX_DEPTH} levels"
-                ))
-                .into());
+            let mut integral_floats = false;
+            for value in map.values() {
+                if scan(value, MAX_DEPTH - 1, &mut integral_floats) {
+                    return Err(ArgumentError::new(format!(
+                        "arguments are nested deeper than {MAX_DEPTH} levels"
+                    ))
+                    .into());
+                }
             }
-            Ok(map)
+            Ok(Arguments {
+                map,
+                integral_floats,
+            })
         }
-        Value::Null => Ok(Map::new()),
+        Value::Null => Ok(Arguments {
+            map: Map::new(),
+            integral_floats: false,
+        }),
         other => Err(ArgumentError::new(format!(
             "arguments must be a JSON object, got {}",
             json_type(&other)
@@ -206,29 +239,20 @@ pub fn arguments(args: Value) -> Result<Map<String, Value>, ToolError> {
     }
 }
 
-/// Whether `value` nests arrays or objects more than `limit` levels deep (iterative, so a
-/// hostile value cannot exhaust the stack).
-fn depth_exceeds(value: &Value, limit: usize) -> bool {
-    fn is_container(v: &Value) -> bool {
-        matches!(v, Value::Array(a) if !a.is_empty())
-            || matches!(v, Value::Object(o) if !o.is_empty())
-    }
-    if !is_container(value) {
-        return false;
-    }
-    let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
-    while let Some((v, d)) = stack.pop() {
-        if d > limit {
-            return true;
+/// Whether `value` nests non-empty arrays or objects more than `levels` deep; notes integral
+/// floats on the way. The recursion stops at `levels`, so a hostile value cannot exhaust the
+/// stack.
+fn scan(value: &Value, levels: usize, integral_floats: &mut bool) -> bool {
+    let mut deeper = |child: &Value| levels == 0 || scan(child, levels - 1, integral_floats);
+    match value {
+        Value::Number(n) => {
+            *integral_floats |= integral(n).is_some();
+            false
         }
-        let child = |c: &&Value| is_container(c);
-        match v {
-            Value::Array(items) => stack.extend(items.iter().filter(child).map(|c| (c, d + 1))),
-            Value::Object(map) => stack.extend(map.values().filter(child).map(|c| (c, d + 1))),
-            _ => {}
-        }
+        Value::Array(items) if !items.is_empty() => items.iter().any(&mut deeper),
+        Value::Object(map) if !map.is_empty() => map.values().any(deeper),
+        _ => false,
     }
-    false
 }
 
 /// Cuts arguments nested deeper than [`MAX_DEPTH`] levels down to one level more than that:
@@ -527,20 +551,20 @@ mod tests {
 
     #[test]
     fn integral_floats_decode_as_integers() {
-        assert_eq!(u32::decode(Some(json!(7.0)), "n", true).unwrap(), 7);
+        assert_eq!(u32::decode(Some(json!(7.0)), "n", true, true).unwrap(), 7);
         assert_eq!(
-            Vec::<i8>::decode(Some(json!([1.0, -2.0])), "n", true).unwrap(),
+            Vec::<i8>::decode(Some(json!([1.0, -2.0])), "n", true, true).unwrap(),
             [1, -2]
         );
-        assert_eq!(f64::decode(Some(json!(7.0)), "n", true).unwrap(), 7.0);
+        assert_eq!(f64::decode(Some(json!(7.0)), "n", true, true).unwrap(), 7.0);
         assert_eq!(
-            u8::decode(Some(json!(300.0)), "n", true)
+            u8::decode(Some(json!(300.0)), "n", true, true)
                 .unwrap_err()
                 .message(),
             "argument `n`: invalid value: integer `300`, expected u8"
         );
         assert_eq!(
-            u8::decode(Some(json!(1.5)), "n", true)
+            u8::decode(Some(json!(1.5)), "n", true, true)
                 .unwrap_err()
                 .message(),
             "argument `n`: invalid type: floating point `1.5`, expected u8"
@@ -554,6 +578,6 @@ mod tests {
             err.model_text("t", false),
             "Invalid arguments for tool 't': arguments must be a JSON object, got an array"
         );
-        assert!(arguments(Value::Null).unwrap().is_empty());
+        assert!(arguments(Value::Null).unwrap().map.is_empty());
     }
 }
