@@ -243,14 +243,18 @@ pub fn arguments(args: Value) -> Result<Arguments, ToolError> {
 /// floats on the way. The recursion stops at `levels`, so a hostile value cannot exhaust the
 /// stack.
 fn scan(value: &Value, levels: usize, integral_floats: &mut bool) -> bool {
-    let mut deeper = |child: &Value| levels == 0 || scan(child, levels - 1, integral_floats);
     match value {
+        // Integers are never floats: one tag check. The flag only asks for a closer look.
         Value::Number(n) => {
-            *integral_floats |= integral(n).is_some();
+            *integral_floats |= n.is_f64() && n.as_f64().is_some_and(|f| f.fract() == 0.0);
             false
         }
-        Value::Array(items) if !items.is_empty() => items.iter().any(&mut deeper),
-        Value::Object(map) if !map.is_empty() => map.values().any(deeper),
+        Value::Array(items) if !items.is_empty() => {
+            levels == 0 || items.iter().any(|c| scan(c, levels - 1, integral_floats))
+        }
+        Value::Object(map) if !map.is_empty() => {
+            levels == 0 || map.values().any(|c| scan(c, levels - 1, integral_floats))
+        }
         _ => false,
     }
 }

@@ -58,12 +58,19 @@ pub(crate) fn tool_error(tool: &str, error: &ToolError, include_error_message: b
                 let _ = write!(text, " ({})", hint.text());
             }
             if include_error_message {
-                let message = failure.error().to_string();
+                let message = display(&**failure.error());
                 let _ = write!(text, ": {}", bounded(&message, MAX_MESSAGE_LEN));
             }
             text
         }
     }
+}
+
+/// `error`'s `Display`, or a note when it panics: a tool's error type is the developer's code,
+/// and formatting it happens outside the tool's own call, where a panic would end the run.
+pub(crate) fn display(error: &(dyn std::error::Error + 'static)) -> String {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| error.to_string()))
+        .unwrap_or_else(|_| "(the error's Display implementation panicked)".to_owned())
 }
 
 /// A call stopped when its time ran out. The limit is the caller's configuration, not runtime

@@ -44,10 +44,10 @@ impl ToolFailure {
 /// `error`'s message followed by its sources' (a source whose message the text already ends
 /// with is skipped): what [`ToolFailure::error_chain`] and the `execute_tool` span record.
 pub(crate) fn error_chain(error: &(dyn StdError + 'static)) -> String {
-    let mut text = error.to_string();
+    let mut text = crate::render::display(error);
     let mut source = error.source();
     while let Some(error) = source {
-        let message = error.to_string();
+        let message = crate::render::display(error);
         if !text.ends_with(&message) {
             text.push_str(": ");
             text.push_str(&message);
