@@ -11,86 +11,12 @@ use std::hint::black_box;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use futures::FutureExt;
 use reticent::{Tool, ToolContext};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
-struct Address {
-    street: String,
-    city: String,
-    zip: u32,
-}
+#[path = "support/booking.rs"]
+mod booking;
 
-#[derive(Debug, Serialize)]
-struct Booking {
-    id: String,
-    nights: u32,
-    city: Option<String>,
-}
-
-fn book_impl(guest: String, nights: u32, address: Option<Address>) -> Booking {
-    Booking {
-        id: guest,
-        nights,
-        city: address.map(|a| a.city),
-    }
-}
-
-/// Book a room.
-#[reticent::tool]
-fn book(
-    /// The guest's name.
-    guest: String,
-    /// How many nights.
-    nights: u32,
-    /// Where to send the invoice.
-    address: Option<Address>,
-) -> Booking {
-    book_impl(guest, nights, address)
-}
-
-#[derive(Debug, thiserror::Error, reticent::Disclose)]
-enum BookingError {
-    #[error("no rooms left in {0} for {1} nights")]
-    #[disclose(transient)]
-    SoldOut(String, u32),
-}
-
-/// Book a room, failing.
-#[reticent::tool]
-fn book_failing(
-    /// The guest's name.
-    guest: String,
-    /// How many nights.
-    nights: u32,
-    /// Where to send the invoice.
-    address: Option<Address>,
-) -> Result<Booking, BookingError> {
-    let city = address.map_or_else(|| guest.clone(), |a| a.city);
-    Err(BookingError::SoldOut(city, nights))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FloorArgs {
-    guest: String,
-    nights: u32,
-    #[serde(default)]
-    address: Option<Address>,
-}
-
-fn floor(args: Value) -> Value {
-    let args: FloorArgs = serde_json::from_value(args).expect("valid");
-    serde_json::to_value(book_impl(args.guest, args.nights, args.address)).expect("serializes")
-}
-
-fn args() -> Value {
-    json!({
-        "guest": "Ada Lovelace",
-        "nights": 3,
-        "address": {"street": "12 St James's Square", "city": "London", "zip": 10001}
-    })
-}
+use booking::{Book, BookFailing, FloorArgs, args, book_impl, floor};
 
 fn dispatch(c: &mut Criterion) {
     let args = args();

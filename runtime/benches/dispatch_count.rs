@@ -13,83 +13,18 @@ use std::hint::black_box;
 
 use futures::FutureExt;
 use reticent::{Tool, ToolContext};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
-struct Address {
-    street: String,
-    city: String,
-    zip: u32,
-}
+#[path = "support/booking.rs"]
+mod booking;
 
-#[derive(Debug, Serialize)]
-struct Booking {
-    id: String,
-    nights: u32,
-    city: Option<String>,
-}
-
-fn book_impl(guest: String, nights: u32, address: Option<Address>) -> Booking {
-    Booking {
-        id: guest,
-        nights,
-        city: address.map(|a| a.city),
-    }
-}
-
-/// Book a room.
-#[reticent::tool]
-fn book(
-    /// The guest's name.
-    guest: String,
-    /// How many nights.
-    nights: u32,
-    /// Where to send the invoice.
-    address: Option<Address>,
-) -> Booking {
-    book_impl(guest, nights, address)
-}
-
-#[derive(Debug, thiserror::Error, reticent::Disclose)]
-enum BookingError {
-    #[error("no rooms left in {0} for {1} nights")]
-    #[disclose(transient)]
-    SoldOut(String, u32),
-}
-
-/// Book a room, failing.
-#[reticent::tool]
-fn book_failing(
-    /// The guest's name.
-    guest: String,
-    /// How many nights.
-    nights: u32,
-    /// Where to send the invoice.
-    address: Option<Address>,
-) -> Result<Booking, BookingError> {
-    let city = address.map_or_else(|| guest.clone(), |a| a.city);
-    Err(BookingError::SoldOut(city, nights))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FloorArgs {
-    guest: String,
-    nights: u32,
-    #[serde(default)]
-    address: Option<Address>,
-}
+use booking::{Book, BookFailing, FloorArgs, book_impl};
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     let mode = args.next().unwrap_or_default();
     let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(20_000);
-    let template = json!({
-        "guest": "Ada Lovelace",
-        "nights": 3,
-        "address": {"street": "12 St James's Square", "city": "London", "zip": 10001}
-    });
+    let template = booking::args();
     // Every mode makes the same inputs: what differs between modes is the work on them.
     let inputs: Vec<(Value, ToolContext)> = (0..n)
         .map(|_| (template.clone(), ToolContext::default()))

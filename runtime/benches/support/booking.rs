@@ -1,0 +1,84 @@
+//! The tool both dispatch benchmarks measure, and the hand-written floor it is measured
+//! against: a string, an integer and an optional nested struct.
+#![allow(dead_code)]
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct Address {
+    pub street: String,
+    pub city: String,
+    pub zip: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Booking {
+    id: String,
+    nights: u32,
+    city: Option<String>,
+}
+
+pub fn book_impl(guest: String, nights: u32, address: Option<Address>) -> Booking {
+    Booking {
+        id: guest,
+        nights,
+        city: address.map(|a| a.city),
+    }
+}
+
+/// Book a room.
+#[reticent::tool]
+pub fn book(
+    /// The guest's name.
+    guest: String,
+    /// How many nights.
+    nights: u32,
+    /// Where to send the invoice.
+    address: Option<Address>,
+) -> Booking {
+    book_impl(guest, nights, address)
+}
+
+#[derive(Debug, thiserror::Error, reticent::Disclose)]
+pub enum BookingError {
+    #[error("no rooms left in {0} for {1} nights")]
+    #[disclose(transient)]
+    SoldOut(String, u32),
+}
+
+/// Book a room, failing.
+#[reticent::tool]
+pub fn book_failing(
+    /// The guest's name.
+    guest: String,
+    /// How many nights.
+    nights: u32,
+    /// Where to send the invoice.
+    address: Option<Address>,
+) -> Result<Booking, BookingError> {
+    let city = address.map_or_else(|| guest.clone(), |a| a.city);
+    Err(BookingError::SoldOut(city, nights))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FloorArgs {
+    pub guest: String,
+    pub nights: u32,
+    #[serde(default)]
+    pub address: Option<Address>,
+}
+
+pub fn floor(args: Value) -> Value {
+    let args: FloorArgs = serde_json::from_value(args).expect("valid");
+    serde_json::to_value(book_impl(args.guest, args.nights, args.address)).expect("serializes")
+}
+
+pub fn args() -> Value {
+    json!({
+        "guest": "Ada Lovelace",
+        "nights": 3,
+        "address": {"street": "12 St James's Square", "city": "London", "zip": 10001}
+    })
+}
