@@ -2,8 +2,8 @@
 //! `#[derive(Disclose)]`. Use them through the `reticent` crate, which documents them.
 //!
 //! Each macro follows the same three steps: build a model of the input that borrows the
-//! user's tokens ([`ast`]), check it, collecting every mistake with a span at the offending
-//! tokens ([`ctxt`]), then expand it ([`expand`]). When there are mistakes the original item
+//! user's tokens (`ast.rs`), check it, collecting every mistake with a span at the offending
+//! tokens (`ctxt.rs`), then expand it (`expand.rs`). When there are mistakes the original item
 //! is still emitted beside the errors, so one mistake does not cascade.
 
 use proc_macro::TokenStream;
@@ -15,20 +15,88 @@ mod disclose;
 mod expand;
 mod tools;
 
-/// Turns a function into a tool. See the `reticent` crate.
+/// Turns a function into a tool: the function stays callable as written, and a unit struct
+/// named in PascalCase after it (`lookup_order` → `LookupOrder`, same visibility) implements
+/// `reticent::Tool`.
+///
+/// ```text
+/// /// Look up an order by id.            <- the tool's description (required)
+/// #[reticent::tool(read_only, timeout = "5s")]
+/// async fn lookup_order(
+///     /// The order id, like "ORD-1042".  <- the parameter's schema description
+///     order_id: String,
+///     with_items: Option<bool>,           <- optional: absent or null
+///     cx: &ToolContext,                   <- injected, not in the schema
+/// ) -> Result<Order, OrderError> { .. }
+/// ```
+///
+/// Options:
+///
+/// | option | meaning |
+/// |---|---|
+/// | `name = ".."` | the tool's name (default: the function's), `^[a-zA-Z0-9_-]{1,64}$` |
+/// | `description = ".."` | the description, instead of the doc comment |
+/// | `read_only`, `destructive`, `idempotent`, `open_world` | the annotations (MCP hints) |
+/// | `untrusted_output` | the output comes from outside the system and taints the run (`open_world` tools are untrusted unless `untrusted_output = false`) |
+/// | `timeout = "5s"` | the tool's own time limit (`ms`, `s`, `m`, `h`, e.g. `1m30s`) |
+///
+/// Parameters must be `Deserialize + JsonSchema` and own their data; the output must be
+/// `Serialize`; the error type must be `reticent::ArgumentError`, a `#[derive(Disclose)]` type,
+/// or any `std::error::Error + Send + Sync + 'static`. Each rule is checked at compile time,
+/// with the error at your token. Sync functions are tools too.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
 }
 
-/// Turns the `#[tool]` methods of an `impl` block into a `Toolbox`. See the `reticent` crate.
+/// Turns the `#[tool]` methods of an inherent `impl` block into a `reticent::Toolbox`: the
+/// tools share the value, which the agent holds in an `Arc`.
+///
+/// ```text
+/// struct Shop { db: Db }
+///
+/// #[reticent::tools]
+/// impl Shop {
+///     /// Ship an order.
+///     #[tool(destructive)]
+///     async fn ship_order(&self, order_id: String) -> Result<Shipment, ShipError> { .. }
+/// }
+///
+/// let agent = Agent::builder(model).toolbox(Arc::new(shop)).build()?;
+/// ```
+///
+/// Tool methods take `&self` (or no receiver); `#[tool]` takes the same options as on a free
+/// function. Tool names must be unique within the block.
 #[proc_macro_attribute]
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     tools::tools(args.into(), input.into()).into()
 }
 
-/// Derives `reticent::Disclose`: how each variant of an error type is shown to the model.
-/// See the `reticent` crate.
+/// Derives `reticent::Disclose`: how each variant of an error type is shown to the model,
+/// decided at compile time. The type must also be a `std::error::Error + Send + Sync +
+/// 'static` (derive `thiserror::Error` beside it).
+///
+/// ```text
+/// #[derive(Debug, thiserror::Error, reticent::Disclose)]
+/// enum OrderError {
+///     #[error("no order {0}; order ids look like ORD-1042")]
+///     #[disclose(argument)]          // the model's fault: it sees this message
+///     NotFound(String),
+///     #[error("database unavailable: {0}")]
+///     #[disclose(transient)]         // `OrderError::Database (transient: retrying later may succeed)`
+///     Database(#[from] DbError),
+/// }
+/// ```
+///
+/// Attributes, on the type (for every variant) or on a variant:
+///
+/// | attribute | the model sees |
+/// |---|---|
+/// | (none) | `Tool 'NAME' failed with Type::Variant` (a struct: `Type`) |
+/// | `#[disclose(argument)]` | the `Display`, as an argument error; such a variant may not carry a source error |
+/// | `#[disclose(kind = "..")]` | that kind instead of the type's name |
+/// | `#[disclose(transient)]`, `#[disclose(permanent)]` | a fixed retry hint after the kind |
+/// | `#[disclose(fatal)]` | the run ends with `AgentError::ToolFailed`, whatever the failure mode |
 #[proc_macro_derive(Disclose, attributes(disclose))]
 pub fn derive_disclose(input: TokenStream) -> TokenStream {
     disclose::derive(syn::parse_macro_input!(input as syn::DeriveInput)).into()

@@ -82,6 +82,16 @@
 //! `Type` is the type's own name without its module path (`GatewayError`); a type named
 //! `Error` keeps its parent module (`io::Error`, `reqwest::Error`). `#[disclose(kind = "..")]`
 //! overrides it. Messages shown to the model are cut to a bounded length.
+//!
+//! # Where to go next
+//!
+//! - [`Agent`]: the loop that runs a model and its tools, applies the failure mode and hands
+//!   the caller everything ([`AgentResult`], [`AgentEvent`], [`ToolFailure`], the effects
+//!   ledger and the [`Trajectory`]).
+//! - [`ScriptedModel`] and [`ReplayModel`]: offline models for examples and tests.
+//! - [`providers`] (features `openai`, `anthropic`): real models over HTTP.
+//! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules.
+//! - [`render`]: every text the model is shown about a failure.
 #![warn(
     missing_docs,
     missing_debug_implementations,
