@@ -215,7 +215,9 @@ pub fn arguments(args: Value) -> Result<Arguments, ToolError> {
         Value::Object(map) => {
             let mut integral_floats = false;
             for value in map.values() {
-                if scan(value, MAX_DEPTH - 1, &mut integral_floats) {
+                if is_scalar(value) {
+                    note_float(value, &mut integral_floats);
+                } else if scan(value, MAX_DEPTH - 1, &mut integral_floats) {
                     return Err(ArgumentError::new(format!(
                         "arguments are nested deeper than {MAX_DEPTH} levels"
                     ))
@@ -246,16 +248,58 @@ fn scan(value: &Value, levels: usize, integral_floats: &mut bool) -> bool {
     match value {
         // Integers are never floats: one tag check. The flag only asks for a closer look.
         Value::Number(n) => {
-            *integral_floats |= n.is_f64() && n.as_f64().is_some_and(|f| f.fract() == 0.0);
+            if n.is_f64() {
+                *integral_floats |= n.as_f64().is_some_and(|f| f.fract() == 0.0);
+            }
             false
         }
-        Value::Array(items) if !items.is_empty() => {
-            levels == 0 || items.iter().any(|c| scan(c, levels - 1, integral_floats))
+        Value::Array(items) => {
+            if items.is_empty() {
+                return false;
+            }
+            if levels == 0 {
+                return true;
+            }
+            for item in items {
+                if is_scalar(item) {
+                    note_float(item, integral_floats);
+                } else if scan(item, levels - 1, integral_floats) {
+                    return true;
+                }
+            }
+            false
         }
-        Value::Object(map) if !map.is_empty() => {
-            levels == 0 || map.values().any(|c| scan(c, levels - 1, integral_floats))
+        Value::Object(map) => {
+            if map.is_empty() {
+                return false;
+            }
+            if levels == 0 {
+                return true;
+            }
+            for item in map.values() {
+                if is_scalar(item) {
+                    note_float(item, integral_floats);
+                } else if scan(item, levels - 1, integral_floats) {
+                    return true;
+                }
+            }
+            false
         }
-        _ => false,
+        Value::Null | Value::Bool(_) | Value::String(_) => false,
+    }
+}
+
+#[inline(always)]
+fn is_scalar(value: &Value) -> bool {
+    !matches!(value, Value::Array(_) | Value::Object(_))
+}
+
+#[inline(always)]
+fn note_float(value: &Value, integral_floats: &mut bool) {
+    if let Value::Number(n) = value
+        && n.is_f64()
+    {
+        *integral_floats |= n.as_f64().is_some_and(|f| f.fract() == 0.0);
     }
 }
 
