@@ -1,7 +1,7 @@
 //! The [`Tool`] trait, its [`ToolDefinition`] and the per-call [`ToolContext`].
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -109,11 +109,25 @@ pub struct ToolAnnotations {
 ///
 /// A tool receives it by declaring a parameter of type `&ToolContext` or `ToolContext`; that
 /// parameter is not part of the schema.
-#[derive(Clone, Default)]
+///
+/// A context's token is made the first time it is asked for, so a context no tool looks at
+/// costs nothing; clones share one token, as a token's clones do.
+#[derive(Default)]
 pub struct ToolContext {
     call_id: Option<Arc<str>>,
     tool_name: Option<Arc<str>>,
-    cancellation: CancellationToken,
+    cancellation: OnceLock<CancellationToken>,
+}
+
+impl Clone for ToolContext {
+    fn clone(&self) -> Self {
+        Self {
+            call_id: self.call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            // Made now if it was not yet, so that the two share it.
+            cancellation: OnceLock::from(self.cancellation().clone()),
+        }
+    }
 }
 
 impl ToolContext {
@@ -122,14 +136,14 @@ impl ToolContext {
         Self {
             call_id: Some(call_id.into()),
             tool_name: Some(tool_name.into()),
-            cancellation: CancellationToken::new(),
+            cancellation: OnceLock::new(),
         }
     }
 
     /// Replaces the cancellation token, e.g. with a child of the run's token.
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = token;
+        self.cancellation = OnceLock::from(token);
         self
     }
 
@@ -147,7 +161,7 @@ impl ToolContext {
     ///
     /// Long-running tools can watch it to stop early and clean up.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        self.cancellation.get_or_init(CancellationToken::new)
     }
 }
 
@@ -156,7 +170,33 @@ impl fmt::Debug for ToolContext {
         f.debug_struct("ToolContext")
             .field("call_id", &self.call_id())
             .field("tool_name", &self.tool_name())
-            .field("cancelled", &self.cancellation.is_cancelled())
+            .field(
+                "cancelled",
+                &self
+                    .cancellation
+                    .get()
+                    .is_some_and(CancellationToken::is_cancelled),
+            )
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ToolContext;
+
+    #[test]
+    fn clones_share_one_token_made_on_demand() {
+        let cx = ToolContext::default();
+        let clone = cx.clone();
+        clone.cancellation().cancel();
+        assert!(cx.cancellation().is_cancelled());
+
+        let cx = ToolContext::new("c1", "t");
+        let token = cx.cancellation().clone();
+        let moved = cx;
+        token.cancel();
+        assert!(moved.cancellation().is_cancelled());
+        assert_eq!((moved.call_id(), moved.tool_name()), ("c1", "t"));
     }
 }
