@@ -266,25 +266,10 @@ impl AgentBuilder {
             });
         }
         let dialect = self.model.schema_dialect();
-        let mut index = HashMap::with_capacity(self.tools.len());
+        let index = index_tools(&self.tools)?;
         let mut definitions: Vec<ToolDefinition> = Vec::with_capacity(self.tools.len());
-        for (i, tool) in self.tools.iter().enumerate() {
+        for tool in &self.tools {
             let definition = tool.definition();
-            if !crate::__private::is_valid_tool_name(&definition.name) {
-                return Err(BuildError::InvalidToolName {
-                    name: definition.name.clone(),
-                });
-            }
-            if definition.parameters.get("type") != Some(&serde_json::Value::from("object")) {
-                return Err(BuildError::InvalidSchema {
-                    name: definition.name.clone(),
-                });
-            }
-            if index.insert(definition.name.clone(), i).is_some() {
-                return Err(BuildError::DuplicateTool {
-                    name: definition.name.clone(),
-                });
-            }
             // converted once here, so a schema the model cannot take is refused now
             let converted = dialect.convert_definition(definition).map_err(|error| {
                 BuildError::UnsupportedSchema {
@@ -338,4 +323,29 @@ impl AgentBuilder {
             }),
         })
     }
+}
+
+/// Checks a set of tools the way every consumer needs them (a valid name, an object schema,
+/// no name twice) and indexes them by name.
+pub(crate) fn index_tools(tools: &[Arc<dyn Tool>]) -> Result<HashMap<String, usize>, BuildError> {
+    let mut index = HashMap::with_capacity(tools.len());
+    for (i, tool) in tools.iter().enumerate() {
+        let definition = tool.definition();
+        if !crate::__private::is_valid_tool_name(&definition.name) {
+            return Err(BuildError::InvalidToolName {
+                name: definition.name.clone(),
+            });
+        }
+        if definition.parameters.get("type") != Some(&serde_json::Value::from("object")) {
+            return Err(BuildError::InvalidSchema {
+                name: definition.name.clone(),
+            });
+        }
+        if index.insert(definition.name.clone(), i).is_some() {
+            return Err(BuildError::DuplicateTool {
+                name: definition.name.clone(),
+            });
+        }
+    }
+    Ok(index)
 }

@@ -1,7 +1,6 @@
 //! [`McpServerBuilder`]: the tools, the disclosure and time limits, the server's identity and
 //! the failure hooks.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -101,25 +100,15 @@ impl McpServerBuilder {
 
     /// Checks the tools (valid, unique names and object schemas) and builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
-        let mut index = HashMap::with_capacity(self.tools.len());
+        let index = crate::agent::index_tools(&self.tools)?;
         let mut listed = Vec::with_capacity(self.tools.len());
-        for (i, tool) in self.tools.iter().enumerate() {
+        for tool in &self.tools {
             let definition = tool.definition();
-            if !crate::__private::is_valid_tool_name(&definition.name) {
-                return Err(BuildError::InvalidToolName {
-                    name: definition.name.clone(),
-                });
-            }
             let Some(listed_tool) = definition::to_mcp(definition) else {
                 return Err(BuildError::InvalidSchema {
                     name: definition.name.clone(),
                 });
             };
-            if index.insert(definition.name.clone(), i).is_some() {
-                return Err(BuildError::DuplicateTool {
-                    name: definition.name.clone(),
-                });
-            }
             listed.push(listed_tool);
         }
         Ok(McpServer {
