@@ -19,6 +19,7 @@ pub(crate) mod exec;
 mod failure;
 mod run;
 
+#[cfg(feature = "mcp")]
 pub(crate) use builder::index_tools;
 pub use builder::{AgentBuilder, BuildError, ToolFailureMode, ToolFailureOptions};
 pub use effects::{Effect, EffectOutcome, ToolStats};
