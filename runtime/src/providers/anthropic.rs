@@ -20,7 +20,6 @@
 //!   `cache_read_input_tokens`).
 
 use std::fmt;
-use std::time::Duration;
 
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -119,54 +118,10 @@ impl Anthropic {
         self
     }
 
-    /// Sets a top-level field of every request body, such as `temperature`, `top_p` or
-    /// `thinking`. It overrides what the provider would send under that name.
-    #[must_use]
-    pub fn param(mut self, name: impl Into<String>, value: Value) -> Self {
-        self.params.insert(name.into(), value);
-        self
-    }
-
-    /// How long one request may take, from connecting to the end of the response body.
-    /// Default 300 s.
-    #[must_use]
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.transport.timeout = timeout;
-        self
-    }
-
-    /// How many times a request that failed with `408`, `429`, `5xx` (including `529
-    /// overloaded`), a timeout or a connection failure is retried. Default 2; `0` never
-    /// retries.
-    #[must_use]
-    pub fn max_retries(mut self, retries: u32) -> Self {
-        self.transport.max_retries = retries;
-        self
-    }
-
-    /// The first wait before a retry when the server does not say how long to wait; it doubles
-    /// on every retry, with jitter. Default 500 ms.
-    #[must_use]
-    pub fn retry_delay(mut self, delay: Duration) -> Self {
-        self.transport.retry_delay = delay;
-        self
-    }
-
-    /// The longest wait before a retry. A server that asks (with `retry-after`) for a longer
-    /// wait is not retried: its error is returned at once. Default 30 s.
-    #[must_use]
-    pub fn max_retry_delay(mut self, delay: Duration) -> Self {
-        self.transport.max_retry_delay = delay;
-        self
-    }
-
-    /// Sends requests with this client instead of the default one (for a proxy or extra root
-    /// certificates). The timeout and retries still apply.
-    #[must_use]
-    pub fn http_client(mut self, client: reqwest::Client) -> Self {
-        self.transport.set_client(client);
-        self
-    }
+    super::http::transport_setters!(
+        retried: "`408`, `429` or `5xx` (including `529 overloaded`)",
+        params: "`temperature`, `top_p` or `thinking`",
+    );
 
     /// The model's name.
     pub fn model(&self) -> &str {

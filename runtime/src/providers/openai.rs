@@ -28,7 +28,6 @@
 //!   [`OpenAi::strict`] turns it off.
 
 use std::fmt;
-use std::time::Duration;
 
 use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
@@ -152,54 +151,10 @@ impl OpenAi {
         self
     }
 
-    /// Sets a top-level field of every request body, such as `temperature`,
-    /// `max_completion_tokens`, `seed` or `reasoning_effort`. It overrides what the provider
-    /// would send under that name.
-    #[must_use]
-    pub fn param(mut self, name: impl Into<String>, value: Value) -> Self {
-        self.params.insert(name.into(), value);
-        self
-    }
-
-    /// How long one request may take, from connecting to the end of the response body.
-    /// Default 300 s.
-    #[must_use]
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.transport.timeout = timeout;
-        self
-    }
-
-    /// How many times a request that failed with `408`, `429`, `5xx`, a timeout or a connection
-    /// failure is retried. Default 2; `0` never retries.
-    #[must_use]
-    pub fn max_retries(mut self, retries: u32) -> Self {
-        self.transport.max_retries = retries;
-        self
-    }
-
-    /// The first wait before a retry when the server does not say how long to wait; it doubles
-    /// on every retry, with jitter. Default 500 ms.
-    #[must_use]
-    pub fn retry_delay(mut self, delay: Duration) -> Self {
-        self.transport.retry_delay = delay;
-        self
-    }
-
-    /// The longest wait before a retry. A server that asks (with `retry-after`) for a longer
-    /// wait is not retried: its error is returned at once. Default 30 s.
-    #[must_use]
-    pub fn max_retry_delay(mut self, delay: Duration) -> Self {
-        self.transport.max_retry_delay = delay;
-        self
-    }
-
-    /// Sends requests with this client instead of the default one (for a proxy or extra root
-    /// certificates). The timeout and retries still apply.
-    #[must_use]
-    pub fn http_client(mut self, client: reqwest::Client) -> Self {
-        self.transport.set_client(client);
-        self
-    }
+    super::http::transport_setters!(
+        retried: "`408`, `429` or `5xx`",
+        params: "`temperature`, `max_completion_tokens`, `seed` or `reasoning_effort`",
+    );
 
     /// The model's name.
     pub fn model(&self) -> &str {
