@@ -181,10 +181,16 @@ impl Run {
                 text: response.text.clone(),
                 tool_calls: response.tool_calls.clone(),
             });
-            let text = response.text.clone();
-            let calls = response.tool_calls.clone();
-            self.emit(AgentEvent::ModelResponded { turn, response })
-                .await;
+            // The response goes to the event stream whole, if there is one; otherwise its
+            // text and calls are taken, not copied again.
+            let (text, calls) = if self.events.is_some() {
+                let parts = (response.text.clone(), response.tool_calls.clone());
+                self.emit(AgentEvent::ModelResponded { turn, response })
+                    .await;
+                parts
+            } else {
+                (response.text, response.tool_calls)
+            };
 
             if let Some(reason) = last_turn {
                 return Ok(self.into_result(reason, text));
