@@ -51,8 +51,7 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     match checked {
         Ok(()) => {
             let fn_ident = &item.sig.ident;
-            let body = call_body(&tool, &quote!(#fn_ident));
-            let tool_impl = tool_impl(&tool, &quote!(#struct_ident), body);
+            let tool_impl = tool_impl(&tool, &quote!(#struct_ident), &quote!(#fn_ident));
             quote! {
                 #item
                 #tool_struct
@@ -136,11 +135,12 @@ pub(crate) fn strip_param_attrs(sig: &mut syn::Signature) -> syn::Signature {
     written
 }
 
-/// The `impl Tool for #self_ty` block; `body` is the async body of `call`.
+/// The `impl Tool for #self_ty` block; `callee` is the path to the function, or
+/// `self.0.method`.
 pub(crate) fn tool_impl(
     tool: &ToolFn<'_>,
     self_ty: &TokenStream,
-    body: TokenStream,
+    callee: &TokenStream,
 ) -> TokenStream {
     let name = &tool.name;
     let description = &tool.description;
@@ -170,11 +170,20 @@ pub(crate) fn tool_impl(
     });
     // A sync tool runs when it is called and returns a ready future: no state machine to
     // build and poll. An async one runs when its future is polled.
-    let run = if tool.sig.asyncness.is_some() {
-        quote!(::std::boxed::Box::pin(async move { #body }))
-    } else {
-        quote!(::std::boxed::Box::pin(::core::future::ready((move || { #body })())))
+    let run = |body: TokenStream| {
+        if tool.sig.asyncness.is_some() {
+            quote!(::std::boxed::Box::pin(async move { #body }))
+        } else {
+            quote!(::std::boxed::Box::pin(::core::future::ready((move || { #body })())))
+        }
     };
+    let finish = finish(tool, callee);
+    let decode_value = decode_value(tool);
+    let call = run(quote!(#decode_value #finish));
+    // From text, the arguments are decoded before the future is made (they borrow the text);
+    // what is left runs as `call` runs it.
+    let decode_text = decode_text(tool);
+    let call_text = run(finish);
     // The trait's default is `open_world`; a written `untrusted_output` that says otherwise
     // replaces it (`untrusted_output` on a closed tool, `untrusted_output = false` on an
     // open-world one).
@@ -223,15 +232,27 @@ pub(crate) fn tool_impl(
                 '_,
                 ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError>,
             > {
-                #run
+                #call
+            }
+
+            fn call_text(
+                &self,
+                __text: &::core::primitive::str,
+                __cx: ::reticent::ToolContext,
+            ) -> ::reticent::__private::BoxFuture<
+                '_,
+                ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError>,
+            > {
+                #decode_text
+                #call_text
             }
         }
     }
 }
 
-/// The body of `call`: decode the arguments, call `callee` (a path to the function, or
-/// `self.0.method`), classify the result.
-pub(crate) fn call_body(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
+/// The statements of `call` that decode the arguments from the `Value` `__args` into
+/// variables named as the parameters.
+fn decode_value(tool: &ToolFn<'_>) -> TokenStream {
     let args: Vec<_> = tool.args().collect();
     let slots: Vec<Ident> = (0..args.len())
         .map(|i| format_ident!("__arg{}", i))
@@ -250,6 +271,113 @@ pub(crate) fn call_body(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream 
         }
     });
 
+    quote! {
+        let __map = match ::reticent::__private::arguments(__args) {
+            ::core::result::Result::Ok(map) => map,
+            ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+        };
+        let mut __integral_floats = false;
+        #(let mut #slots: ::core::option::Option<::reticent::__private::serde_json::Value> = ::core::option::Option::None;)*
+        for (__key, __value) in __map {
+            if let ::core::result::Result::Err(error) =
+                ::reticent::__private::check_argument(&__value, &mut __integral_floats)
+            {
+                return ::core::result::Result::Err(error);
+            }
+            match __key.as_str() {
+                #(#names => #slots = ::core::option::Option::Some(__value),)*
+                _ => return ::core::result::Result::Err(
+                    ::reticent::__private::unknown_argument(&__key, &[#(#names),*]),
+                ),
+            }
+        }
+        #(#decode)*
+    }
+}
+
+/// The statements of `call_text` that decode the arguments from the text `__text` into
+/// variables named as the parameters: one pass with a visitor, as `#[derive(Deserialize)]`
+/// would write it. Arguments that do not decode as sent are handed to `call`, which says what
+/// is wrong.
+fn decode_text(tool: &ToolFn<'_>) -> TokenStream {
+    let args: Vec<_> = tool.args().collect();
+    let names: Vec<&str> = args.iter().map(|(_, name, ..)| *name).collect();
+    let slots: Vec<Ident> = (0..args.len())
+        .map(|i| format_ident!("__arg{}", i))
+        .collect();
+    let types: Vec<_> = args.iter().map(|(_, _, ty, ..)| *ty).collect();
+    let fallback = quote! {
+        return ::reticent::__private::call_parsed(self, __text, __cx)
+    };
+    let fill = slots
+        .iter()
+        .zip(&types)
+        .enumerate()
+        .map(|(index, (slot, ty))| {
+            let next = quote_spanned! {span(ty)=>
+                <#ty as ::reticent::__private::ToolParam>::next_value(&mut __map)
+            };
+            quote! {
+                ::core::option::Option::Some(#index) if #slot.is_none() => {
+                    #slot = ::core::option::Option::Some(#next?);
+                }
+            }
+        });
+    let take = args.iter().zip(&slots).map(|((ident, name, ty, optional, _), slot)| {
+        let absent = if *optional {
+            quote_spanned! {span(ty)=>
+                match <#ty as ::reticent::__private::ToolParam>::decode(::core::option::Option::None, #name, false, false) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(_) => #fallback,
+                }
+            }
+        } else {
+            fallback.clone()
+        };
+        quote! {
+            let #ident = match #slot {
+                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::None => #absent,
+            };
+        }
+    });
+    quote! {
+        struct __Arguments;
+        impl<'de> ::reticent::__private::serde::de::Visitor<'de> for __Arguments {
+            type Value = (#(::core::option::Option<#types>,)*);
+
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str("the tool's arguments")
+            }
+
+            #[inline]
+            fn visit_map<__A: ::reticent::__private::serde::de::MapAccess<'de>>(
+                self,
+                mut __map: __A,
+            ) -> ::core::result::Result<Self::Value, __A::Error> {
+                #(let mut #slots = ::core::option::Option::None;)*
+                while let ::core::option::Option::Some(__index) = __map.next_key_seed(
+                    ::reticent::__private::KeyIndex(&[#(#names),*]),
+                )? {
+                    match __index {
+                        #(#fill)*
+                        _ => return ::core::result::Result::Err(::reticent::__private::unexpected_key()),
+                    }
+                }
+                ::core::result::Result::Ok((#(#slots,)*))
+            }
+        }
+        let (#(#slots,)*) = match ::reticent::__private::from_text(__text, __Arguments) {
+            ::core::option::Option::Some(slots) => slots,
+            ::core::option::Option::None => #fallback,
+        };
+        #(#take)*
+    }
+}
+
+/// The end of `call` and `call_text`: call `callee` with the decoded arguments and classify
+/// the result.
+fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
     let call_args = tool.params.iter().map(|param| match param {
         Param::Arg { ident, .. } => quote!(#ident),
         Param::Context { by_ref: true } => quote!(&__cx),
@@ -258,7 +386,7 @@ pub(crate) fn call_body(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream 
     let await_ = tool.sig.asyncness.map(|_| quote!(.await));
     let call = quote!(#callee(#(#call_args),*) #await_);
 
-    let finish = match &tool.output {
+    match &tool.output {
         Output::Unit => quote! {
             #call;
             ::core::result::Result::Ok(::reticent::__private::serde_json::Value::Null)
@@ -292,24 +420,5 @@ pub(crate) fn call_body(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream 
                 }
             }
         }
-    };
-
-    quote! {
-        let ::reticent::__private::Arguments { map: __map, integral_floats: __integral_floats } =
-            match ::reticent::__private::arguments(__args) {
-                ::core::result::Result::Ok(arguments) => arguments,
-                ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
-            };
-        #(let mut #slots: ::core::option::Option<::reticent::__private::serde_json::Value> = ::core::option::Option::None;)*
-        for (__key, __value) in __map {
-            match __key.as_str() {
-                #(#names => #slots = ::core::option::Option::Some(__value),)*
-                _ => return ::core::result::Result::Err(
-                    ::reticent::__private::unknown_argument(&__key, &[#(#names),*]),
-                ),
-            }
-        }
-        #(#decode)*
-        #finish
     }
 }

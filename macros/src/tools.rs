@@ -9,7 +9,7 @@ use syn::{ImplItem, ItemImpl};
 use crate::ast::{Place, ToolFn};
 use crate::attr::{ToolOptions, parse_tool_attr, pascal_case};
 use crate::ctxt::Ctxt;
-use crate::expand::{call_body, not_this_item, strip_param_attrs, tool_impl};
+use crate::expand::{not_this_item, strip_param_attrs, tool_impl};
 
 fn is_tool_attr(attr: &syn::Attribute) -> bool {
     let path = attr.path();
@@ -168,8 +168,7 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
                 Some(quote!(#[allow(dead_code)])),
             )
         };
-        let body = call_body(tool, &callee);
-        let tool_impl = tool_impl(tool, &quote!(#ident), body);
+        let tool_impl = tool_impl(tool, &quote!(#ident), &callee);
         structs.push(quote! {
             #allow_unread
             struct #ident(::std::sync::Arc<#self_ty>);

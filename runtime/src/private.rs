@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::error::{ArgumentError, BoxError, Disclose, Failure, ToolError};
@@ -14,6 +14,7 @@ use crate::schema::ParametersSchema;
 
 pub use crate::secret::{SecretCannotBeFormatted, SecretCannotBeSerialized};
 pub use futures::future::BoxFuture;
+pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;
 
@@ -39,6 +40,12 @@ pub trait ToolParam: Sized {
         required: bool,
         integral_floats: bool,
     ) -> Result<Self, ArgumentError>;
+
+    /// Decodes the argument from the next value of `map`, for
+    /// [`Tool::call_text`](crate::Tool::call_text). When it does not decode as sent, the
+    /// caller takes the [`decode`](Self::decode) path, which gives the error, and accepts
+    /// what JSON Schema accepts and `serde` does not (`3.0` for an integer).
+    fn next_value<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error>;
 }
 
 /// A type whose schema can describe a tool parameter.
@@ -98,6 +105,11 @@ impl<T: DeserializeOwned> ToolParam for T {
                 prefix + &bounded(&e.to_string(), budget),
             ))
         })
+    }
+
+    #[inline]
+    fn next_value<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
+        map.next_value()
     }
 }
 
@@ -196,49 +208,148 @@ impl<T, E> IntoToolResult for Result<T, E> {
     }
 }
 
-/// The arguments object taken apart, with what one scan of it found.
-#[derive(Debug)]
-pub struct Arguments {
-    /// The arguments by name.
-    pub map: Map<String, Value>,
-    /// Whether a float with no fractional part (`3.0`) occurs anywhere.
-    pub integral_floats: bool,
-}
-
-/// Takes the arguments object apart; refuses anything else and anything nested too deep.
-///
-/// One scan, without allocating, checks the depth and notes integral floats, so decoding
-/// does not walk the arguments again.
+/// The arguments object; refuses anything else (`null` is no arguments).
 #[inline]
-pub fn arguments(args: Value) -> Result<Arguments, ToolError> {
+pub fn arguments(args: Value) -> Result<Map<String, Value>, ToolError> {
     match args {
-        Value::Object(map) => {
-            let mut integral_floats = false;
-            for value in map.values() {
-                if is_scalar(value) {
-                    note_float(value, &mut integral_floats);
-                } else if scan(value, MAX_DEPTH - 1, &mut integral_floats) {
-                    return Err(ArgumentError::new(format!(
-                        "arguments are nested deeper than {MAX_DEPTH} levels"
-                    ))
-                    .into());
-                }
-            }
-            Ok(Arguments {
-                map,
-                integral_floats,
-            })
-        }
-        Value::Null => Ok(Arguments {
-            map: Map::new(),
-            integral_floats: false,
-        }),
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
         other => Err(ArgumentError::new(format!(
             "arguments must be a JSON object, got {}",
             json_type(&other)
         ))
         .into()),
     }
+}
+
+/// Checks one argument's value as the arguments are taken apart: refuses it when nested too
+/// deep, and notes whether it holds a float with no fractional part (`3.0`), so that decoding
+/// need not walk the arguments again. Without allocating; the recursion stops at the limit, so
+/// a hostile value cannot exhaust the stack.
+#[inline(always)]
+pub fn check_argument(value: &Value, integral_floats: &mut bool) -> Result<(), ToolError> {
+    if is_scalar(value) {
+        note_float(value, integral_floats);
+        Ok(())
+    } else if scan(value, MAX_DEPTH - 1, integral_floats) {
+        Err(nested_too_deep())
+    } else {
+        Ok(())
+    }
+}
+
+#[cold]
+fn nested_too_deep() -> ToolError {
+    ArgumentError::new(format!(
+        "arguments are nested deeper than {MAX_DEPTH} levels"
+    ))
+    .into()
+}
+
+/// Decodes the arguments object in `text` in one pass with `visitor` (which `#[tool]`
+/// generates), as `serde_json::from_str` would, building no `Value`. `None` when it does not
+/// decode: the caller then parses `text` into a `Value` and calls
+/// [`Tool::call`](crate::Tool::call), which says what is wrong.
+///
+/// The text is held to the nesting limit of `serde_json`'s parser, as when it is parsed into a
+/// `Value` — including parts the tool's types skip unread.
+#[inline]
+pub fn from_text<'t, V: Visitor<'t>>(text: &'t str, visitor: V) -> Option<V::Value> {
+    // The parser refuses a 128th level. A text this short cannot nest that deep.
+    const LEVELS: usize = MAX_DEPTH - 1;
+    if text.len() > 2 * LEVELS && nested_deeper_than(text, LEVELS) {
+        return None;
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = serde::Deserializer::deserialize_map(&mut deserializer, visitor).ok()?;
+    deserializer.end().ok()?;
+    Some(value)
+}
+
+/// An argument's index among the names of a tool's parameters, read without copying the key.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyIndex<'n>(pub &'n [&'n str]);
+
+impl<'de> DeserializeSeed<'de> for KeyIndex<'_> {
+    type Value = Option<usize>;
+
+    #[inline]
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeyIndex<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an argument's name")
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().position(|name| *name == key))
+    }
+}
+
+/// The error a generated visitor returns for a key it does not take or takes twice; never
+/// shown: the caller takes the `Value` path, which says what is wrong.
+#[cold]
+pub fn unexpected_key<E: de::Error>() -> E {
+    E::custom("unknown or repeated argument")
+}
+
+/// What [`Tool::call_text`](crate::Tool::call_text) does by default: parses `text` into a
+/// `Value` and calls [`Tool::call`](crate::Tool::call); text that is not JSON is an argument
+/// error.
+pub fn call_parsed<'a, T: crate::Tool + ?Sized>(
+    tool: &'a T,
+    text: &str,
+    cx: crate::ToolContext,
+) -> BoxFuture<'a, Result<Value, ToolError>> {
+    match serde_json::from_str(text) {
+        Ok(arguments) => tool.call(arguments, cx),
+        Err(error) => Box::pin(std::future::ready(Err(ArgumentError::new(
+            crate::render::invalid_json(&error),
+        )
+        .into()))),
+    }
+}
+
+/// Whether the JSON text `text` nests arrays and objects more than `levels` deep. One pass
+/// over its bytes, without recursion; brackets inside strings do not count.
+fn nested_deeper_than(text: &str, levels: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
+            b'"' => {
+                // to the closing quote, past escapes
+                i += 1;
+                while let Some(&byte) = bytes.get(i) {
+                    match byte {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > levels {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Whether `value` nests non-empty arrays or objects more than `levels` deep; notes integral
@@ -551,9 +662,10 @@ mod tests {
 
     #[test]
     fn depth_limit() {
-        assert!(arguments(object(nested(MAX_DEPTH - 1))).is_ok());
-        assert!(arguments(object(nested(MAX_DEPTH))).is_err());
-        let err = arguments(object(nested(5000))).unwrap_err();
+        let mut floats = false;
+        assert!(check_argument(&nested(MAX_DEPTH - 1), &mut floats).is_ok());
+        assert!(check_argument(&nested(MAX_DEPTH), &mut floats).is_err());
+        let err = check_argument(&nested(5000), &mut floats).unwrap_err();
         assert!(err.model_text("t", false).contains("nested deeper"));
     }
 
@@ -569,14 +681,14 @@ mod tests {
             value = &items[0];
         }
         assert_eq!((depth, value), (MAX_DEPTH + 1, &Value::Null));
-        let err = arguments(args).unwrap_err();
+        let err = check_argument(&args["a"], &mut false).unwrap_err();
         assert!(err.model_text("t", false).contains("nested deeper"));
 
         let mut shallow = object(nested(MAX_DEPTH - 1));
         let before = shallow.clone();
         assert!(!cut_too_deep(&mut shallow));
         assert_eq!(shallow, before);
-        assert!(arguments(shallow).is_ok());
+        assert!(check_argument(&shallow["a"], &mut false).is_ok());
     }
 
     #[test]
@@ -620,12 +732,28 @@ mod tests {
     }
 
     #[test]
+    fn nesting_of_raw_text() {
+        assert!(!nested_deeper_than("1", 0));
+        assert!(!nested_deeper_than(r#""[[[""#, 0));
+        assert!(!nested_deeper_than("[]", 1));
+        assert!(nested_deeper_than("[]", 0));
+        assert!(!nested_deeper_than(r#"[{"a":[1]},[2]]"#, 3));
+        assert!(nested_deeper_than(r#"[{"a":[1]},[2]]"#, 2));
+        // brackets and escaped quotes inside strings do not count
+        assert!(!nested_deeper_than(r#"{"[[\"{{":"\"]]\\"}"#, 1));
+        assert!(nested_deeper_than(r#"{"\\":[[]]}"#, 2));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(nested_deeper_than(&deep, MAX_DEPTH));
+        assert!(!nested_deeper_than(&deep, 200));
+    }
+
+    #[test]
     fn not_an_object() {
         let err = arguments(json!([1])).unwrap_err();
         assert_eq!(
             err.model_text("t", false),
             "Invalid arguments for tool 't': arguments must be a JSON object, got an array"
         );
-        assert!(arguments(Value::Null).unwrap().map.is_empty());
+        assert!(arguments(Value::Null).unwrap().is_empty());
     }
 }

@@ -36,6 +36,21 @@ pub trait Tool: Send + Sync + 'static {
         cx: ToolContext,
     ) -> BoxFuture<'_, Result<serde_json::Value, ToolError>>;
 
+    /// Runs the tool with the model's arguments as the JSON text a provider handed over.
+    ///
+    /// The same as parsing `text` and passing the value to [`call`](Self::call) — the same
+    /// result, the same errors (text that is not JSON is an argument error) — which is what
+    /// this provided method does. `#[tool]` overrides it to decode each parameter straight
+    /// from its slice of the text, without building a `serde_json::Value` first; arguments
+    /// that do not decode that way take the `call` path, so the errors are the same.
+    fn call_text(
+        &self,
+        text: &str,
+        cx: ToolContext,
+    ) -> BoxFuture<'_, Result<serde_json::Value, ToolError>> {
+        crate::__private::call_parsed(self, text, cx)
+    }
+
     /// The tool's own time limit (`#[tool(timeout = "5s")]`), if it has one.
     ///
     /// The agent applies the shorter of this and its own configured timeout.

@@ -279,3 +279,57 @@ async fn the_opt_in_is_what_lets_the_message_through() {
         "Tool 'recompute_totals' failed with panic"
     );
 }
+
+/// Arguments handed over as JSON text (as a provider does with text it could not parse, or a
+/// `Model` that keeps the raw text) take `Tool::call_text`; the rules are the same.
+#[tokio::test]
+async fn the_secret_stays_out_when_arguments_arrive_as_text() {
+    let text = |s: &str| serde_json::Value::String(s.to_owned());
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_calls(vec![
+            ToolCall::new("t1", "charge_card", text(r#"{"amount_cents": 4200}"#)),
+            ToolCall::new("t2", "lookup_order", text(r#"{"order_id":"ORD-0000"}"#)),
+            ToolCall::new("t3", "lookup_order", text(r#" {"order_id": "ORD-1042"} "#)),
+            ToolCall::new("t4", "lookup_order", text(r#"{"order_id":"ORD-9"}"#)),
+            ToolCall::new("t5", "lookup_order", text(r#"{"order_id":"ORD-9""#)),
+        ]),
+        ModelResponse::text("done"),
+    ]);
+    let result = builder(&model).build().unwrap().run("Pay").await.unwrap();
+
+    let shown: Vec<(&str, &str)> = tool_results(&result.messages)
+        .into_iter()
+        .map(|r| (r.call_id.as_str(), r.content.as_str()))
+        .collect();
+    assert_eq!(shown.len(), 5);
+    assert_eq!(
+        shown[..4],
+        [
+            ("t1", "Tool 'charge_card' failed with GatewayError"),
+            ("t2", "Tool 'lookup_order' failed with OrderError::Database"),
+            ("t3", "ORD-1042: 1 lamp, paid"),
+            (
+                "t4",
+                "Invalid arguments for tool 'lookup_order': no order ORD-9; order ids look like ORD-1042"
+            ),
+        ]
+    );
+    assert_eq!(shown[4].0, "t5");
+    assert!(
+        shown[4]
+            .1
+            .starts_with("Invalid arguments for tool 'lookup_order': "),
+        "{}",
+        shown[4].1
+    );
+    assert_model_never_saw_it(&model, &result);
+    let failed: Vec<&str> = result
+        .tool_failures
+        .iter()
+        .map(|f| f.call_id.as_str())
+        .collect();
+    assert_eq!(failed, ["t1", "t2", "t4", "t5"]);
+    for failure in &result.tool_failures[..2] {
+        assert_carries(failure);
+    }
+}

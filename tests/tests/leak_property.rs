@@ -182,6 +182,15 @@ fn paused_runtime() -> tokio::runtime::Runtime {
 }
 
 fn key_of(arguments: &Value) -> Result<u64, TestCaseError> {
+    let parsed;
+    let arguments = match arguments {
+        // as the JSON text
+        Value::String(text) => {
+            parsed = serde_json::from_str::<Value>(text).unwrap_or_default();
+            &parsed
+        }
+        other => other,
+    };
     arguments["key"]
         .as_u64()
         .ok_or_else(|| fail(format!("arguments without a key: {arguments}")))
@@ -448,25 +457,54 @@ fn check_direct(
         .block_on(tool.call(json!({"key": registered.key}), ToolContext::default()))
         .err()
         .ok_or_else(|| fail(format!("{:?} succeeded", registered.fault)))?;
-    prop_assert_eq!(error.kind(), registered.fault.kind());
-    prop_assert_eq!(error.is_argument(), registered.fault.is_argument());
-    prop_assert_eq!(error.is_fatal(), registered.fault.is_fatal());
-    let chain = full_chain(&error);
-    let expected = registered.caller_text(settings.limit);
-    prop_assert!(chain.contains(&expected), "{chain:?} lost {expected:?}");
-    for include in [false, true] {
-        let text = error.model_text(registered.tool(), include);
-        registered
-            .check_shown(&text, include, settings.limit)
-            .map_err(|e| fail(format!("model_text(.., {include}): {e}")))?;
-        check_surface(
-            "ToolError::model_text",
-            &text,
-            std::slice::from_ref(registered),
-            include,
-        )?;
+    // From the JSON text, the same error.
+    let from_text = runtime
+        .block_on(tool.call_text(
+            &json!({"key": registered.key}).to_string(),
+            ToolContext::default(),
+        ))
+        .err()
+        .ok_or_else(|| fail(format!("{:?} succeeded from text", registered.fault)))?;
+    for (path, error) in [("call", &error), ("call_text", &from_text)] {
+        prop_assert_eq!(error.kind(), registered.fault.kind(), "{}", path);
+        prop_assert_eq!(
+            error.is_argument(),
+            registered.fault.is_argument(),
+            "{}",
+            path
+        );
+        prop_assert_eq!(error.is_fatal(), registered.fault.is_fatal(), "{}", path);
+        let chain = full_chain(error);
+        let expected = registered.caller_text(settings.limit);
+        prop_assert!(
+            chain.contains(&expected),
+            "{path}: {chain:?} lost {expected:?}"
+        );
+        for include in [false, true] {
+            let text = error.model_text(registered.tool(), include);
+            registered
+                .check_shown(&text, include, settings.limit)
+                .map_err(|e| fail(format!("{path}: model_text(.., {include}): {e}")))?;
+            check_surface(
+                "ToolError::model_text",
+                &text,
+                std::slice::from_ref(registered),
+                include,
+            )?;
+        }
     }
     Ok(1)
+}
+
+/// A call's arguments: for odd keys the JSON text, which the loop hands to
+/// `Tool::call_text`, so that both ways in are covered.
+fn arguments(key: u64) -> serde_json::Value {
+    let arguments = json!({ "key": key });
+    if key % 2 == 1 {
+        serde_json::Value::String(arguments.to_string())
+    } else {
+        arguments
+    }
 }
 
 fn run_agent_case(case: AgentCase, counts: &Counts) -> CaseResult {
@@ -500,7 +538,7 @@ fn run_agent_case(case: AgentCase, counts: &Counts) -> CaseResult {
             calls.push(ToolCall::new(
                 format!("call_{call_number}"),
                 failure.tool(),
-                json!({"key": failure.key}),
+                arguments(failure.key),
             ));
         }
         script.push(ModelResponse::tool_calls(calls));

@@ -18,7 +18,7 @@ use super::failure::{
 };
 use super::{EffectOutcome, Inner};
 use crate::__private::OutputError;
-use crate::error::{ArgumentError, ToolError};
+use crate::error::ToolError;
 use crate::model::ToolCall;
 use crate::render;
 use crate::tool::ToolContext;
@@ -195,21 +195,6 @@ pub(crate) async fn invoke(
     limit: Option<Duration>,
     include_error_message: bool,
 ) -> Outcome {
-    let arguments = match &call.arguments {
-        // A provider hands over the raw text when it is not JSON it could parse.
-        serde_json::Value::String(text) => match serde_json::from_str(text) {
-            Ok(value) => value,
-            Err(error) => {
-                return tool_error(
-                    include_error_message,
-                    &call.name,
-                    ArgumentError::new(render::invalid_json(&error)).into(),
-                );
-            }
-        },
-        value => value.clone(),
-    };
-
     let token = run_token.child_token();
     let cx =
         ToolContext::new(call.id.as_str(), call.name.as_str()).with_cancellation(token.clone());
@@ -218,7 +203,13 @@ pub(crate) async fn invoke(
         (a, b) => a.or(b),
     };
 
-    let future = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(arguments, cx))) {
+    let start = || match &call.arguments {
+        // A provider hands over the raw text when it is not JSON it could parse; text that is
+        // not JSON is an argument error, which `call_text` returns.
+        serde_json::Value::String(text) => tool.call_text(text, cx),
+        arguments => tool.call(arguments.clone(), cx),
+    };
+    let future = match std::panic::catch_unwind(AssertUnwindSafe(start)) {
         Ok(future) => AssertUnwindSafe(future).catch_unwind(),
         Err(payload) => return panicked(&call.name, payload),
     };
