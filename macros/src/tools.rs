@@ -19,6 +19,65 @@ fn is_tool_attr(attr: &syn::Attribute) -> bool {
             && path.segments[1].ident == "tool")
 }
 
+/// Writes the impl block's type for `Self` in `ty`, spanned as the `Self` it replaces.
+fn replace_self(ty: &mut syn::Type, self_ty: &syn::Type) {
+    use syn::{GenericArgument, PathArguments, Type};
+    match ty {
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("Self") => {
+            let span = path.path.segments[0].ident.span();
+            let tokens = respan(quote!(#self_ty), span);
+            if let Ok(replaced) = syn::parse2(tokens) {
+                *ty = replaced;
+            }
+        }
+        Type::Path(path) => {
+            if let Some(qself) = &mut path.qself {
+                replace_self(&mut qself.ty, self_ty);
+            }
+            for segment in &mut path.path.segments {
+                if let PathArguments::AngleBracketed(args) = &mut segment.arguments {
+                    for arg in &mut args.args {
+                        if let GenericArgument::Type(ty) = arg {
+                            replace_self(ty, self_ty);
+                        }
+                    }
+                }
+            }
+        }
+        Type::Array(array) => replace_self(&mut array.elem, self_ty),
+        Type::Slice(slice) => replace_self(&mut slice.elem, self_ty),
+        Type::Reference(reference) => replace_self(&mut reference.elem, self_ty),
+        Type::Ptr(ptr) => replace_self(&mut ptr.elem, self_ty),
+        Type::Paren(paren) => replace_self(&mut paren.elem, self_ty),
+        Type::Group(group) => replace_self(&mut group.elem, self_ty),
+        Type::Tuple(tuple) => {
+            for elem in &mut tuple.elems {
+                replace_self(elem, self_ty);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `tokens` with every token spanned at `span`.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) => {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                TokenTree::Group(respanned)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
+}
+
 /// The attributes of an impl item other than a method, where it has any.
 fn impl_item_attrs(item: &mut ImplItem) -> Option<&mut Vec<syn::Attribute>> {
     match item {
@@ -94,7 +153,13 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
                 "`#[tool]` is set more than once on this method; put all its options in one `#[tool(..)]`",
             );
         }
-        let written = strip_param_attrs(&mut method.sig);
+        let mut written = strip_param_attrs(&mut method.sig);
+        // The generated code lives outside this impl block, where `Self` is another type.
+        for input in &mut written.inputs {
+            if let syn::FnArg::Typed(pat_type) = input {
+                replace_self(&mut pat_type.ty, &item.self_ty);
+            }
+        }
         methods.push((options, written, method.attrs.clone()));
     }
     if methods.is_empty() {
