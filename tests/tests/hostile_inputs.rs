@@ -820,17 +820,25 @@ async fn broken_http_answers_are_model_errors() {
 async fn a_50_mib_body_is_read_or_refused_without_trouble() {
     const FIFTY_MIB: usize = 50 << 20;
     let text = huge(FIFTY_MIB);
-    let body = format!(
-        r#"{{"choices": [{{"message": {{"content": "{text}"}}}}], "content": [{{"type": "text", "text": "{text}"}}]}}"#
-    );
-    let url = raw_server(Wire::Send(http_200(body.as_bytes()))).await;
-    for (provider, model) in providers(&url, Duration::from_secs(15)) {
-        // a generous timeout: 100 MiB of body in a debug build
+    // Each provider's own shape, under the default 64 MiB limit.
+    for (index, body) in [
+        format!(r#"{{"choices": [{{"message": {{"content": "{text}"}}}}]}}"#),
+        format!(r#"{{"content": [{{"type": "text", "text": "{text}"}}]}}"#),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let url = raw_server(Wire::Send(http_200(body.as_bytes()))).await;
+        drop(body);
+        let (provider, model) = providers(&url, Duration::from_secs(15))
+            .into_iter()
+            .nth(index)
+            .expect("two providers");
+        // a generous timeout: 50 MiB of body in a debug build
         let answer = complete(&*model).await;
         let answer = answer.unwrap_or_else(|e| panic!("{provider}: {e}"));
         assert_eq!(answer.text.map(|t| t.len()), Some(FIFTY_MIB), "{provider}");
     }
-    drop(body);
     let url = raw_server(Wire::Send(http_200(text.as_bytes()))).await;
     for (provider, model) in providers(&url, Duration::from_secs(15)) {
         let error = complete(&*model).await.expect_err(provider);
@@ -839,6 +847,58 @@ async fn a_50_mib_body_is_read_or_refused_without_trouble() {
             "{provider}: {error}"
         );
         assert!(error.message().len() < MAX_SHOWN, "{provider}");
+    }
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_refused() {
+    const LIMIT_BYTES: usize = 1 << 20;
+    let text = huge(2 << 20);
+    let body = format!(
+        r#"{{"choices": [{{"message": {{"content": "{text}"}}}}], "content": [{{"type": "text", "text": "{text}"}}]}}"#
+    );
+    // Declared by its content-length, and not declared: sent until the connection closes.
+    let mut unsized_reply =
+        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n".to_vec();
+    unsized_reply.extend_from_slice(body.as_bytes());
+    for (how, wire) in [
+        ("sized", Wire::Send(http_200(body.as_bytes()))),
+        ("unsized", Wire::Send(unsized_reply)),
+    ] {
+        let url = raw_server(wire).await;
+        let models: [(&str, Box<dyn Model>); 2] = [
+            (
+                "openai",
+                Box::new(
+                    OpenAi::new("sk-test", "gpt")
+                        .base_url(format!("{url}/v1"))
+                        .max_response_bytes(LIMIT_BYTES)
+                        .max_retries(3),
+                ),
+            ),
+            (
+                "anthropic",
+                Box::new(
+                    Anthropic::new("sk-ant-test", "claude")
+                        .base_url(&url)
+                        .max_response_bytes(LIMIT_BYTES)
+                        .max_retries(3),
+                ),
+            ),
+        ];
+        for (provider, model) in models {
+            let error = complete(&*model).await.expect_err(provider);
+            assert!(
+                error
+                    .message()
+                    .starts_with("the response body is larger than 1048576 bytes (status 200)"),
+                "{provider}, {how}: {error}"
+            );
+            // Not retried: the same answer would come back.
+            assert!(!error.message().contains("attempts"), "{provider}, {how}");
+            assert!(!error.is_retryable(), "{provider}, {how}");
+            assert!(error.message().len() < MAX_SHOWN, "{provider}, {how}");
+        }
     }
 }
 

@@ -24,6 +24,9 @@ pub(crate) const DEFAULT_RETRY_DELAY: Duration = Duration::from_millis(500);
 /// The longest wait before a retry unless configured otherwise.
 pub(crate) const DEFAULT_MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
 
+/// The largest response body read unless configured otherwise.
+pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
+
 /// Longest provider error text kept when the body is not the provider's JSON error shape.
 const MAX_ERROR_BODY: usize = 512;
 
@@ -35,6 +38,7 @@ pub(crate) struct Transport {
     pub(crate) max_retries: u32,
     pub(crate) retry_delay: Duration,
     pub(crate) max_retry_delay: Duration,
+    pub(crate) max_response_bytes: usize,
 }
 
 impl fmt::Debug for Transport {
@@ -44,6 +48,7 @@ impl fmt::Debug for Transport {
             .field("max_retries", &self.max_retries)
             .field("retry_delay", &self.retry_delay)
             .field("max_retry_delay", &self.max_retry_delay)
+            .field("max_response_bytes", &self.max_response_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -56,6 +61,7 @@ impl Transport {
             max_retries: DEFAULT_MAX_RETRIES,
             retry_delay: DEFAULT_RETRY_DELAY,
             max_retry_delay: DEFAULT_MAX_RETRY_DELAY,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 
@@ -111,18 +117,31 @@ impl Transport {
     }
 
     async fn attempt(&self, request: reqwest::RequestBuilder) -> Result<Vec<u8>, Failed> {
-        let response = request
+        let mut response = request
             .send()
             .await
             .map_err(|e| Failed::transport(e, self.timeout))?;
         let status = response.status();
         let retry_after = retry_after(response.headers());
-        let body = response
-            .bytes()
+        // Read up to the limit, refusing a body that says or turns out to be larger.
+        let limit = self.max_response_bytes;
+        let declared = response.content_length().unwrap_or(0);
+        if declared > u64::try_from(limit).unwrap_or(u64::MAX) {
+            return Err(Failed::too_large(status, limit));
+        }
+        let mut body = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
+        while let Some(chunk) = response
+            .chunk()
             .await
-            .map_err(|e| Failed::transport(e, self.timeout))?;
+            .map_err(|e| Failed::transport(e, self.timeout))?
+        {
+            if chunk.len() > limit - body.len() {
+                return Err(Failed::too_large(status, limit));
+            }
+            body.extend_from_slice(&chunk);
+        }
         if status.is_success() {
-            return Ok(body.to_vec());
+            return Ok(body);
         }
         Err(Failed {
             message: provider_message(&body, status),
@@ -179,6 +198,21 @@ impl Failed {
             retryable: error.is_timeout() || error.is_connect() || error.is_request(),
             retry_after: None,
             source: Some(error),
+        }
+    }
+
+    /// A response body over the limit: not read further, not retried.
+    fn too_large(status: StatusCode, limit: usize) -> Self {
+        Self {
+            message: format!(
+                "the response body is larger than {limit} bytes (status {}); raise \
+                 `max_response_bytes` if the provider's answers can be that large",
+                status.as_u16()
+            ),
+            status: Some(status),
+            retryable: false,
+            retry_after: None,
+            source: None,
         }
     }
 
@@ -409,6 +443,15 @@ macro_rules! transport_setters {
         #[must_use]
         pub fn max_retry_delay(mut self, delay: std::time::Duration) -> Self {
             self.transport.max_retry_delay = delay;
+            self
+        }
+
+        /// The largest response body read, in bytes. A larger one is refused with a
+        /// [`ModelError`](crate::ModelError) as soon as it is seen to be larger, rather than
+        /// held in memory. Default 64 MiB.
+        #[must_use]
+        pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+            self.transport.max_response_bytes = bytes;
             self
         }
 
