@@ -7,7 +7,9 @@
 //! ```
 //!
 //! MODE is `inputs` (make and drop the inputs only), `floor` (hand-written serde), `tool`
-//! (`Tool::call`) or `failure` (a failing `Tool::call`, its error classified and rendered).
+//! (`Tool::call`), `failure` (a failing `Tool::call`, its error classified and rendered),
+//! `floor_text` (`serde_json::from_str` straight into the struct) or `text`
+//! (`Tool::call_text`).
 
 use std::hint::black_box;
 
@@ -25,6 +27,7 @@ fn main() {
     let mode = args.next().unwrap_or_default();
     let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(20_000);
     let template = booking::args();
+    let text = template.to_string();
     // Every mode makes the same inputs: what differs between modes is the work on them.
     let inputs: Vec<(Value, ToolContext)> = (0..n)
         .map(|_| (template.clone(), ToolContext::default()))
@@ -56,7 +59,22 @@ fn main() {
                     .expect_err("fails");
                 black_box(error.model_text("book_failing", false));
             }
-            other => panic!("unknown mode {other:?}: inputs, floor, tool or failure"),
+            "floor_text" => {
+                drop((args, cx));
+                black_box(booking::floor_text(black_box(&text)));
+            }
+            "text" => {
+                drop(args);
+                black_box(
+                    Book.call_text(black_box(&text), cx)
+                        .now_or_never()
+                        .expect("ready")
+                        .expect("ok"),
+                );
+            }
+            other => {
+                panic!("unknown mode {other:?}: inputs, floor, tool, failure, floor_text or text")
+            }
         }
     }
 }

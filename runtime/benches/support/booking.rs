@@ -75,6 +75,12 @@ pub fn floor(args: Value) -> Value {
     serde_json::to_value(book_impl(args.guest, args.nights, args.address)).expect("serializes")
 }
 
+/// The floor from the JSON text: `serde_json::from_str` straight into the struct.
+pub fn floor_text(text: &str) -> Value {
+    let args: FloorArgs = serde_json::from_str(text).expect("valid");
+    serde_json::to_value(book_impl(args.guest, args.nights, args.address)).expect("serializes")
+}
+
 pub fn args() -> Value {
     json!({
         "guest": "Ada Lovelace",
