@@ -33,7 +33,7 @@ pub const MAX_DEPTH: usize = 128;
 pub trait ToolParam: Sized {
     /// Decodes the argument `name` (absent when `None`).
     /// `integral_floats`: whether the arguments hold a float with no fractional part
-    /// anywhere (from [`Arguments`]), which may need a second decoding.
+    /// anywhere (noted by [`check_argument`]), which may need a second decoding.
     fn decode(
         value: Option<Value>,
         name: &str,
