@@ -148,6 +148,44 @@ pub fn call_tool(arguments: Value) {
     }
 }
 
+/// `Shape` without its own `call_text`: the trait's provided method, which parses the text and
+/// calls `call`.
+struct Parsed;
+
+impl Tool for Parsed {
+    fn definition(&self) -> &reticent::ToolDefinition {
+        Shape.definition()
+    }
+
+    fn call(
+        &self,
+        arguments: Value,
+        cx: ToolContext,
+    ) -> Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + '_>> {
+        Shape.call(arguments, cx)
+    }
+}
+
+/// The generated `call_text` on `text` comes to what the provided one does: the same output,
+/// or an error of the same kind shown to the model the same way.
+pub fn call_tool_text(text: &str) {
+    let generated = block_on(Shape.call_text(text, ToolContext::default()));
+    let provided = block_on(Parsed.call_text(text, ToolContext::default()));
+    match (&generated, &provided) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "outputs differ for {text:?}"),
+        (Err(a), Err(b)) => {
+            assert_eq!(a.kind(), b.kind(), "kinds differ for {text:?}");
+            assert_eq!(
+                a.model_text("shape", true),
+                b.model_text("shape", true),
+                "errors differ for {text:?}"
+            );
+            check_error_text(a);
+        }
+        _ => panic!("call_text disagrees for {text:?}: {generated:?} against {provided:?}"),
+    }
+}
+
 fn check_error_text(error: &ToolError) {
     for include_message in [false, true] {
         let text = error.model_text("shape", include_message);
