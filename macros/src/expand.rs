@@ -342,8 +342,8 @@ fn decode_text(tool: &ToolFn<'_>) -> TokenStream {
         }
     });
     quote! {
-        struct __Arguments;
-        impl<'de> ::reticent::__private::serde::de::Visitor<'de> for __Arguments {
+        struct __ReticentTextArguments;
+        impl<'de> ::reticent::__private::serde::de::Visitor<'de> for __ReticentTextArguments {
             type Value = (#(::core::option::Option<#types>,)*);
 
             fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -367,7 +367,7 @@ fn decode_text(tool: &ToolFn<'_>) -> TokenStream {
                 ::core::result::Result::Ok((#(#slots,)*))
             }
         }
-        let (#(#slots,)*) = match ::reticent::__private::from_text(__text, __Arguments) {
+        let (#(#slots,)*) = match ::reticent::__private::from_text(__text, __ReticentTextArguments) {
             ::core::option::Option::Some(slots) => slots,
             ::core::option::Option::None => #fallback,
         };
