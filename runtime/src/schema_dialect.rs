@@ -340,6 +340,19 @@ impl Converter<'_> {
         Ok(out)
     }
 
+    /// `items` of an array schema: one schema for every item. A tuple (`items` as an array)
+    /// is refused.
+    fn items_of(
+        &mut self,
+        value: &Value,
+        convert: fn(&mut Self, &Value) -> Result<Value, SchemaError>,
+    ) -> Result<Value, SchemaError> {
+        if value.is_array() {
+            return Err(self.error("a tuple (`items` as an array)"));
+        }
+        self.at(&["items"], |c| convert(c, value))
+    }
+
     // ---- OpenAI strict mode ----------------------------------------------------------------
 
     fn openai(&mut self, schema: &Value) -> Result<Value, SchemaError> {
@@ -362,10 +375,7 @@ impl Converter<'_> {
                 }
                 "additionalProperties" => {}
                 "items" => {
-                    if value.is_array() {
-                        return Err(self.error("a tuple (`items` as an array)"));
-                    }
-                    let converted = self.at(&["items"], |c| c.openai(value))?;
+                    let converted = self.items_of(value, Self::openai)?;
                     out.insert(key.clone(), converted);
                 }
                 "prefixItems" => return Err(self.error("a tuple (`prefixItems`)")),
@@ -571,10 +581,7 @@ impl Converter<'_> {
                 }
                 "additionalProperties" => {}
                 "items" => {
-                    if value.is_array() {
-                        return Err(self.error("a tuple (`items` as an array)"));
-                    }
-                    let converted = self.at(&["items"], |c| c.gemini(value))?;
+                    let converted = self.items_of(value, Self::gemini)?;
                     out.insert(key.clone(), converted);
                 }
                 "prefixItems" => return Err(self.error("a tuple (`prefixItems`)")),
