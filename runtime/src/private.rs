@@ -228,10 +228,7 @@ pub fn arguments(args: Value) -> Result<Map<String, Value>, ToolError> {
 /// a hostile value cannot exhaust the stack.
 #[inline(always)]
 pub fn check_argument(value: &Value, integral_floats: &mut bool) -> Result<(), ToolError> {
-    if is_scalar(value) {
-        note_float(value, integral_floats);
-        Ok(())
-    } else if scan(value, MAX_DEPTH - 1, integral_floats) {
+    if scan_all(std::iter::once(value), MAX_DEPTH - 1, integral_floats) {
         Err(nested_too_deep())
     } else {
         Ok(())
@@ -357,47 +354,35 @@ fn nested_deeper_than(text: &str, levels: usize) -> bool {
 /// stack.
 fn scan(value: &Value, levels: usize, integral_floats: &mut bool) -> bool {
     match value {
-        // Integers are never floats: one tag check. The flag only asks for a closer look.
-        Value::Number(n) => {
-            if n.is_f64() {
-                *integral_floats |= n.as_f64().is_some_and(|f| f.fract() == 0.0);
-            }
-            false
-        }
         Value::Array(items) => {
-            if items.is_empty() {
-                return false;
-            }
-            if levels == 0 {
-                return true;
-            }
-            for item in items {
-                if is_scalar(item) {
-                    note_float(item, integral_floats);
-                } else if scan(item, levels - 1, integral_floats) {
-                    return true;
-                }
-            }
-            false
+            !items.is_empty()
+                && (levels == 0 || scan_all(items.iter(), levels - 1, integral_floats))
         }
         Value::Object(map) => {
-            if map.is_empty() {
-                return false;
-            }
-            if levels == 0 {
-                return true;
-            }
-            for item in map.values() {
-                if is_scalar(item) {
-                    note_float(item, integral_floats);
-                } else if scan(item, levels - 1, integral_floats) {
-                    return true;
-                }
-            }
+            !map.is_empty() && (levels == 0 || scan_all(map.values(), levels - 1, integral_floats))
+        }
+        scalar => {
+            note_float(scalar, integral_floats);
             false
         }
-        Value::Null | Value::Bool(_) | Value::String(_) => false,
     }
+}
+
+/// [`scan`] of each of `items`, with scalars looked at in place.
+#[inline(always)]
+fn scan_all<'v>(
+    items: impl Iterator<Item = &'v Value>,
+    levels: usize,
+    integral_floats: &mut bool,
+) -> bool {
+    for item in items {
+        if is_scalar(item) {
+            note_float(item, integral_floats);
+        } else if scan(item, levels, integral_floats) {
+            return true;
+        }
+    }
+    false
 }
 
 #[inline(always)]
