@@ -42,7 +42,7 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("tool_from_value", |b| {
         b.iter_batched(
             || (args.clone(), ToolContext::default()),
-            |(a, cx)| black_box(Book.call(a, cx).now_or_never().expect("ready").expect("ok")),
+            |(a, cx)| black_box(success(a, cx)),
             BatchSize::SmallInput,
         )
     });
@@ -52,14 +52,7 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("tool_call_text", |b| {
         b.iter_batched(
             ToolContext::default,
-            |cx| {
-                black_box(
-                    Book.call_text(black_box(&text), cx)
-                        .now_or_never()
-                        .expect("ready")
-                        .expect("ok"),
-                )
-            },
+            |cx| black_box(success_text(black_box(&text), cx)),
             BatchSize::SmallInput,
         )
     });
@@ -69,7 +62,7 @@ fn dispatch(c: &mut Criterion) {
             ToolContext::default,
             |cx| {
                 let a: Value = serde_json::from_str(black_box(&text)).expect("valid");
-                black_box(Book.call(a, cx).now_or_never().expect("ready").expect("ok"))
+                black_box(success(a, cx))
             },
             BatchSize::SmallInput,
         )
@@ -88,11 +81,7 @@ fn dispatch(c: &mut Criterion) {
         b.iter_batched(
             || (bad.clone(), ToolContext::default()),
             |(a, cx)| {
-                let err = Book
-                    .call(a, cx)
-                    .now_or_never()
-                    .expect("ready")
-                    .expect_err("bad arguments");
+                let err = ready(Book.call(a, cx)).expect_err("bad arguments");
                 black_box(err.model_text("book", false))
             },
             BatchSize::SmallInput,
@@ -101,25 +90,27 @@ fn dispatch(c: &mut Criterion) {
     group.finish();
 }
 
-fn failure(args: Value, cx: ToolContext) -> String {
-    let err = BookFailing
-        .call(args, cx)
-        .now_or_never()
-        .expect("ready")
-        .expect_err("fails");
-    err.model_text("book_failing", false)
+/// The output of a future that is ready when made, as every path here returns.
+fn ready<T>(future: BoxFuture<'_, T>) -> T {
+    future.now_or_never().expect("ready")
 }
 
 fn success(args: Value, cx: ToolContext) -> Value {
-    Book.call(args, cx)
-        .now_or_never()
-        .expect("ready")
-        .expect("ok")
+    ready(Book.call(args, cx)).expect("ok")
 }
 
-/// `value` as `Tool::call` returns its output.
-fn boxed(value: Value) -> BoxFuture<'static, Value> {
-    Box::pin(std::future::ready(value))
+fn success_text(text: &str, cx: ToolContext) -> Value {
+    ready(Book.call_text(text, cx)).expect("ok")
+}
+
+fn failure(args: Value, cx: ToolContext) -> String {
+    let err = ready(BookFailing.call(args, cx)).expect_err("fails");
+    err.model_text("book_failing", false)
+}
+
+/// The floor's output, returned as `Tool::call` returns its output.
+fn floor_boxed(args: Value) -> Value {
+    ready(Box::pin(std::future::ready(floor(args))))
 }
 
 /// The paired ratios, printed after criterion's report.
@@ -158,7 +149,7 @@ fn ratios() {
             BATCH,
             inputs,
             |(a, _cx)| floor(a),
-            |(a, _cx)| boxed(floor(a)).now_or_never().expect("ready"),
+            |(a, _cx)| floor_boxed(a),
         ),
     );
     report(
@@ -167,7 +158,7 @@ fn ratios() {
             ROUNDS,
             BATCH,
             inputs,
-            |(a, _cx)| boxed(floor(a)).now_or_never().expect("ready"),
+            |(a, _cx)| floor_boxed(a),
             |(a, cx)| success(a, cx),
         ),
     );
@@ -178,12 +169,7 @@ fn ratios() {
             BATCH,
             ToolContext::default,
             |_cx| floor_text(&text),
-            |cx| {
-                Book.call_text(&text, cx)
-                    .now_or_never()
-                    .expect("ready")
-                    .expect("ok")
-            },
+            |cx| success_text(&text, cx),
         ),
     );
     report(
