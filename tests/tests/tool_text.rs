@@ -130,24 +130,23 @@ fn cx(tool: &dyn Tool) -> ToolContext {
     ToolContext::new("call_1", tool.definition().name.as_str())
 }
 
-/// `call_text(text)`.
-fn from_text(tool: &dyn Tool, text: &str) -> Outcome {
-    let result = tool
-        .call_text(text, cx(tool))
+/// `tool.call_text(text)`, which is ready when made.
+fn call_text(tool: &dyn Tool, text: &str) -> Result<Value, ToolError> {
+    tool.call_text(text, cx(tool))
         .now_or_never()
-        .expect("ready");
-    outcome(tool, result)
+        .expect("ready")
+}
+
+/// What `call_text(text)` came to.
+fn from_text(tool: &dyn Tool, text: &str) -> Outcome {
+    outcome(tool, call_text(tool, text))
 }
 
 /// What `call_text(text)` must come to: what the trait's provided `call_text` gives — `call`
 /// of the parsed text, or an argument error for text that is not JSON.
 fn expected(tool: &Arc<dyn Tool>, text: &str) -> Outcome {
     let forward = Forward(Arc::clone(tool));
-    let result = forward
-        .call_text(text, cx(&**tool))
-        .now_or_never()
-        .expect("ready");
-    outcome(&**tool, result)
+    outcome(&**tool, call_text(&forward, text))
 }
 
 /// A hand-written tool that forwards `call` and keeps the provided `call_text`.
@@ -325,11 +324,7 @@ fn text_that_is_not_json_is_an_argument_error() {
 #[test]
 fn a_withheld_message_stays_withheld_from_text() {
     let charge = tool("charge");
-    let error = charge
-        .call_text(r#"{"card":"gateway","cents":1}"#, cx(&*charge))
-        .now_or_never()
-        .expect("ready")
-        .expect_err("fails");
+    let error = call_text(&*charge, r#"{"card":"gateway","cents":1}"#).expect_err("fails");
     let model_text = error.model_text("charge", false);
     assert_eq!(model_text, "Tool 'charge' failed with ChargeError::Gateway");
     assert!(!model_text.contains(CANARY));
@@ -340,11 +335,7 @@ fn a_withheld_message_stays_withheld_from_text() {
     let source = std::error::Error::source(failure).expect("the error");
     assert!(source.to_string().contains(CANARY));
 
-    let declined = charge
-        .call_text(r#"{"card":"declined","cents":1}"#, cx(&*charge))
-        .now_or_never()
-        .expect("ready")
-        .expect_err("fails");
+    let declined = call_text(&*charge, r#"{"card":"declined","cents":1}"#).expect_err("fails");
     assert_eq!(
         declined.model_text("charge", false),
         "Invalid arguments for tool 'charge': card declined was declined"
