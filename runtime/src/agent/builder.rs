@@ -283,7 +283,7 @@ impl AgentBuilder {
         let mut requirements: HashMap<String, Vec<String>> = HashMap::new();
         for (tool, prerequisite) in self.requirements {
             for name in [&tool, &prerequisite] {
-                if !index.contains_key(name) {
+                if !index.contains_key(name.as_str()) {
                     return Err(BuildError::UnknownTool {
                         name: name.clone(),
                         rule: format!("require({tool:?}, {prerequisite:?})"),
@@ -297,7 +297,7 @@ impl AgentBuilder {
             }
         }
         for tool in &self.forbidden_after_untrusted {
-            if !index.contains_key(tool) {
+            if !index.contains_key(tool.as_str()) {
                 return Err(BuildError::UnknownTool {
                     name: tool.clone(),
                     rule: format!("forbid_after_untrusted({tool:?})"),
@@ -327,7 +327,7 @@ impl AgentBuilder {
 
 /// Checks a set of tools the way every consumer needs them (a valid name, an object schema,
 /// no name twice) and indexes them by name.
-pub(crate) fn index_tools(tools: &[Arc<dyn Tool>]) -> Result<HashMap<String, usize>, BuildError> {
+pub(crate) fn index_tools(tools: &[Arc<dyn Tool>]) -> Result<HashMap<Arc<str>, usize>, BuildError> {
     let mut index = HashMap::with_capacity(tools.len());
     for (i, tool) in tools.iter().enumerate() {
         let definition = tool.definition();
@@ -341,7 +341,10 @@ pub(crate) fn index_tools(tools: &[Arc<dyn Tool>]) -> Result<HashMap<String, usi
                 name: definition.name.clone(),
             });
         }
-        if index.insert(definition.name.clone(), i).is_some() {
+        if index
+            .insert(Arc::from(definition.name.as_str()), i)
+            .is_some()
+        {
             return Err(BuildError::DuplicateTool {
                 name: definition.name.clone(),
             });

@@ -135,7 +135,7 @@ async fn execute_inner(
     gate: &Gate<'_>,
     run_token: &CancellationToken,
 ) -> Outcome {
-    let Some(&index) = inner.index.get(&call.name) else {
+    let Some((name, &index)) = inner.index.get_key_value(call.name.as_str()) else {
         let available: Vec<&str> = inner.definitions.iter().map(|d| d.name.as_str()).collect();
         return failure(
             kinds::UNKNOWN_TOOL,
@@ -177,6 +177,7 @@ async fn execute_inner(
 
     invoke(
         &**tool,
+        name,
         call,
         run_token,
         inner.failure_options.timeout,
@@ -185,19 +186,20 @@ async fn execute_inner(
     .await
 }
 
-/// Runs one call of `tool`: the argument text, the time limit (the shorter of `limit` and the
+/// Runs one call of `tool`, named `name` (the index's key, shared rather than copied for the
+/// call's context): the argument text, the time limit (the shorter of `limit` and the
 /// tool's own), panics and the cancellation token the tool sees. Shared by the agent loop and
 /// the MCP server, so both apply the same rules.
 pub(crate) async fn invoke(
     tool: &dyn crate::tool::Tool,
+    name: &Arc<str>,
     call: &ToolCall,
     run_token: &CancellationToken,
     limit: Option<Duration>,
     include_error_message: bool,
 ) -> Outcome {
     let token = run_token.child_token();
-    let cx =
-        ToolContext::new(call.id.as_str(), call.name.as_str()).with_cancellation(token.clone());
+    let cx = ToolContext::new(call.id.as_str(), Arc::clone(name)).with_cancellation(token.clone());
     let limit = match (limit, tool.timeout()) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),

@@ -63,7 +63,8 @@ pub(crate) struct Inner {
     pub(crate) model: Arc<dyn Model>,
     pub(crate) system: Option<String>,
     pub(crate) tools: Vec<Arc<dyn Tool>>,
-    pub(crate) index: HashMap<String, usize>,
+    /// Each tool's position in `tools`, by its name. A call's context shares the name.
+    pub(crate) index: HashMap<Arc<str>, usize>,
     pub(crate) definitions: Vec<ToolDefinition>,
     pub(crate) failure_mode: ToolFailureMode,
     pub(crate) failure_options: ToolFailureOptions,

@@ -516,7 +516,7 @@ fn history_taint(inner: &Inner, history: &[Message]) -> Vec<String> {
         .filter(|result| {
             inner
                 .index
-                .get(&result.name)
+                .get(result.name.as_str())
                 .is_some_and(|&i| inner.tools[i].untrusted_output())
         })
         .map(|result| result.call_id.clone())

@@ -136,7 +136,7 @@ impl McpServer {
         );
         let start = Instant::now();
 
-        let Some(&index) = inner.index.get(&call.name) else {
+        let Some((name, &index)) = inner.index.get_key_value(call.name.as_str()) else {
             let available: Vec<&str> = self.tool_names().collect();
             let text = render::unknown_tool(&call.name, &available);
             let error = UnknownTool {
@@ -159,6 +159,7 @@ impl McpServer {
         let token = context.ct;
         let run = invoke(
             tool,
+            name,
             &call,
             &token,
             inner.timeout,

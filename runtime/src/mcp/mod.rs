@@ -102,7 +102,8 @@ pub(crate) type FailureHook = Arc<dyn Fn(&ToolFailure) + Send + Sync>;
 
 pub(crate) struct Inner {
     pub(crate) tools: Vec<Arc<dyn Tool>>,
-    pub(crate) index: HashMap<String, usize>,
+    /// Each tool's position in `tools`, by its name. A call's context shares the name.
+    pub(crate) index: HashMap<Arc<str>, usize>,
     /// The tools as `tools/list` describes them, built once.
     pub(crate) listed: Vec<rmcp::model::Tool>,
     pub(crate) timeout: Option<Duration>,
