@@ -76,6 +76,16 @@ fn cancel_when_started(warehouse: &Arc<Warehouse>, token: &CancellationToken) {
     });
 }
 
+/// Runs `agent` on `input` with `token`, which something cancels; the run's error, which must
+/// come promptly.
+async fn run_until_cancelled(agent: &Agent, input: &str, token: CancellationToken) -> AgentError {
+    let run = agent.run_with(input, RunOptions::default().cancellation(token));
+    tokio::time::timeout(PROMPTLY, run)
+        .await
+        .expect("the run did not end promptly")
+        .unwrap_err()
+}
+
 #[tokio::test]
 async fn cancelling_mid_slow_tool_ends_the_run_promptly() {
     let model = ScriptedModel::new(vec![
@@ -91,14 +101,7 @@ async fn cancelling_mid_slow_tool_ends_the_run_promptly() {
     let token = CancellationToken::new();
     cancel_when_started(&warehouse, &token);
 
-    let run = agent.run_with(
-        "Count everything",
-        RunOptions::default().cancellation(token),
-    );
-    let error = tokio::time::timeout(PROMPTLY, run)
-        .await
-        .expect("the run did not end promptly")
-        .unwrap_err();
+    let error = run_until_cancelled(&agent, "Count everything", token).await;
 
     assert!(error.is_cancelled());
     assert_eq!(error.to_string(), "the run was cancelled");
@@ -151,11 +154,7 @@ async fn a_tool_that_fails_because_it_was_cancelled_is_not_a_tool_failure() {
     let token = CancellationToken::new();
     cancel_when_started(&warehouse, &token);
 
-    let run = agent.run_with("Count shelf 4", RunOptions::default().cancellation(token));
-    let error = tokio::time::timeout(PROMPTLY, run)
-        .await
-        .expect("the run did not end promptly")
-        .unwrap_err();
+    let error = run_until_cancelled(&agent, "Count shelf 4", token).await;
 
     let AgentError::Cancelled { partial } = error else {
         panic!("expected Cancelled, got {error:?}");
@@ -181,14 +180,7 @@ async fn cancelling_while_a_tool_has_a_timeout_is_still_cancellation() {
     let token = CancellationToken::new();
     cancel_when_started(&warehouse, &token);
 
-    let run = agent.run_with(
-        "Count everything",
-        RunOptions::default().cancellation(token),
-    );
-    let error = tokio::time::timeout(PROMPTLY, run)
-        .await
-        .expect("the run did not end promptly")
-        .unwrap_err();
+    let error = run_until_cancelled(&agent, "Count everything", token).await;
 
     assert!(error.is_cancelled());
     assert!(error.partial().tool_failures.is_empty());
@@ -224,11 +216,7 @@ async fn cancelling_mid_model_call_ends_the_run_promptly() {
         cancel.cancel();
     });
 
-    let run = agent.run_with("Hello", RunOptions::default().cancellation(token));
-    let error = tokio::time::timeout(PROMPTLY, run)
-        .await
-        .expect("the run did not end promptly")
-        .unwrap_err();
+    let error = run_until_cancelled(&agent, "Hello", token).await;
 
     let AgentError::Cancelled { partial } = error else {
         panic!("expected Cancelled, got {error:?}");
@@ -289,11 +277,7 @@ async fn cancelling_between_turns_keeps_the_finished_calls() {
         cancel.cancel();
     });
 
-    let run = agent.run_with("Count shelf 4", RunOptions::default().cancellation(token));
-    let error = tokio::time::timeout(PROMPTLY, run)
-        .await
-        .expect("the run did not end promptly")
-        .unwrap_err();
+    let error = run_until_cancelled(&agent, "Count shelf 4", token).await;
 
     let partial = error.into_partial();
     assert_eq!(partial.turns, 1);
