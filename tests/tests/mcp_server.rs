@@ -1,12 +1,14 @@
 //! `reticent::mcp` driven by rmcp's own client over an in-memory duplex: what `tools/list`
 //! says, and what each kind of call outcome sends the client and the operator.
 
+mod agent_support;
 mod mcp_support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_support::{Failures, capture_spans, connect, text};
+use agent_support::capture_spans;
+use mcp_support::{Failures, connect, text};
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, CustomRequest, ErrorCode, ServerResult,
@@ -296,7 +298,7 @@ async fn a_failure_shows_the_type_name_and_the_operator_gets_the_whole_error() {
     );
     assert_eq!(failure.arguments, json!({"to": "ada@example.com"}));
 
-    let span = spans.one();
+    let span = spans.one("execute_tool");
     assert_eq!(span.field("otel.name"), Some("execute_tool send_email"));
     assert_eq!(span.field("gen_ai.tool.name"), Some("send_email"));
     assert_eq!(
@@ -457,7 +459,7 @@ async fn a_cancelled_call_stops_the_tool_and_is_not_a_failure() {
     assert_eq!(seen.recv().await, Some("finished"));
     assert!(failures.all().is_empty(), "{:#?}", failures.all());
     let cancelled: Vec<_> = spans
-        .all()
+        .named("execute_tool")
         .into_iter()
         .filter(|s| s.field("reticent.tool.cancelled") == Some("true"))
         .collect();
@@ -521,7 +523,10 @@ async fn the_span_and_the_hook_have_the_error_with_its_sources() {
     assert_eq!(text(&result), "Tool 'read_ledger' failed with LedgerError");
     assert!(!connection.received().contains("/srv/ledger.db"));
     let chain = "could not read the ledger: permission denied: /srv/ledger.db";
-    assert_eq!(spans.one().field("error.message"), Some(chain));
+    assert_eq!(
+        spans.one("execute_tool").field("error.message"),
+        Some(chain)
+    );
     assert_eq!(failures.one().error_chain(), chain);
 }
 

@@ -1,10 +1,8 @@
 //! Helpers shared by the `mcp_*` tests: an rmcp client connected to a server over an in-memory
-//! duplex that keeps every byte the client received, a failure hook that collects, and a
-//! tracing layer that records `execute_tool` spans.
+//! duplex that keeps every byte the client received, and a failure hook that collects. Spans
+//! are recorded with `agent_support::capture_spans`.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
-use std::fmt;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -15,11 +13,6 @@ use reticent::mcp::rmcp::ServiceExt;
 use reticent::mcp::rmcp::model::CallToolResult;
 use reticent::mcp::rmcp::service::{RoleClient, RoleServer, RunningService};
 use tokio::io::{AsyncRead, ReadBuf};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::subscriber::DefaultGuard;
-use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt};
-use tracing_subscriber::{Layer, Registry};
 
 /// A reader that keeps a copy of everything read through it.
 struct Tap<R> {
@@ -103,81 +96,4 @@ impl Failures {
         assert_eq!(all.len(), 1, "expected one failure: {all:#?}");
         all.into_iter().next().unwrap()
     }
-}
-
-/// One `execute_tool` span and the fields recorded on it, as text.
-#[derive(Clone, Debug, Default)]
-pub struct ToolSpan {
-    pub fields: BTreeMap<String, String>,
-}
-
-impl ToolSpan {
-    pub fn field(&self, name: &str) -> Option<&str> {
-        self.fields.get(name).map(String::as_str)
-    }
-}
-
-/// The `execute_tool` spans recorded by [`capture_spans`].
-#[derive(Clone, Default)]
-pub struct Spans(Arc<Mutex<Vec<(u64, ToolSpan)>>>);
-
-impl Spans {
-    /// Every `execute_tool` span, in the order they were opened.
-    pub fn all(&self) -> Vec<ToolSpan> {
-        self.0
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|(_, s)| s.clone())
-            .collect()
-    }
-
-    /// The only `execute_tool` span.
-    pub fn one(&self) -> ToolSpan {
-        let all = self.all();
-        assert_eq!(all.len(), 1, "expected one execute_tool span: {all:#?}");
-        all.into_iter().next().unwrap()
-    }
-}
-
-struct FieldText<'a>(&'a mut BTreeMap<String, String>);
-
-impl Visit for FieldText<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-}
-
-struct Capture(Spans);
-
-impl<S: tracing::Subscriber> Layer<S> for Capture {
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _cx: LayerContext<'_, S>) {
-        if attrs.metadata().name() != "execute_tool" {
-            return;
-        }
-        let mut span = ToolSpan::default();
-        attrs.record(&mut FieldText(&mut span.fields));
-        (self.0).0.lock().unwrap().push((id.into_u64(), span));
-    }
-
-    fn on_record(&self, id: &Id, values: &Record<'_>, _cx: LayerContext<'_, S>) {
-        let mut spans = (self.0).0.lock().unwrap();
-        // Ids are reused once a span closes: the latest span with this id is the live one.
-        if let Some((_, span)) = spans.iter_mut().rev().find(|(i, _)| *i == id.into_u64()) {
-            values.record(&mut FieldText(&mut span.fields));
-        }
-    }
-}
-
-/// Records the `execute_tool` spans opened on this thread until the guard is dropped. Use it
-/// in a current-thread runtime (the default of `#[tokio::test]`), where the server's tasks
-/// run on the test's thread.
-pub fn capture_spans() -> (Spans, DefaultGuard) {
-    let spans = Spans::default();
-    let guard = tracing::subscriber::set_default(Registry::default().with(Capture(spans.clone())));
-    (spans, guard)
 }
