@@ -1,4 +1,4 @@
-//! Helpers shared by the `agent_*` tests: reading transcripts, and a tracing layer that
+//! Helpers shared by the agent and MCP tests: reading transcripts, and a tracing layer that
 //! records spans.
 #![allow(dead_code)]
 
