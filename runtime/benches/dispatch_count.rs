@@ -13,14 +13,13 @@
 
 use std::hint::black_box;
 
-use futures::FutureExt;
-use reticent::{Tool, ToolContext};
+use reticent::ToolContext;
 use serde_json::Value;
 
 #[path = "support/booking.rs"]
 mod booking;
 
-use booking::{Book, BookFailing, FloorArgs, book_impl};
+use booking::{failure, floor, floor_text, success, success_text};
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -39,38 +38,21 @@ fn main() {
             }
             "floor" => {
                 drop(cx);
-                let args: FloorArgs = serde_json::from_value(args).expect("valid");
-                let output = book_impl(args.guest, args.nights, args.address);
-                black_box(serde_json::to_value(output).expect("serializes"));
+                black_box(floor(args));
             }
             "tool" => {
-                black_box(
-                    Book.call(args, cx)
-                        .now_or_never()
-                        .expect("ready")
-                        .expect("ok"),
-                );
+                black_box(success(args, cx));
             }
             "failure" => {
-                let error = BookFailing
-                    .call(args, cx)
-                    .now_or_never()
-                    .expect("ready")
-                    .expect_err("fails");
-                black_box(error.model_text("book_failing", false));
+                black_box(failure(args, cx));
             }
             "floor_text" => {
                 drop((args, cx));
-                black_box(booking::floor_text(black_box(&text)));
+                black_box(floor_text(black_box(&text)));
             }
             "text" => {
                 drop(args);
-                black_box(
-                    Book.call_text(black_box(&text), cx)
-                        .now_or_never()
-                        .expect("ready")
-                        .expect("ok"),
-                );
+                black_box(success_text(black_box(&text), cx));
             }
             other => {
                 panic!("unknown mode {other:?}: inputs, floor, tool, failure, floor_text or text")

@@ -2,6 +2,9 @@
 //! against: a string, an integer and an optional nested struct.
 #![allow(dead_code)]
 
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use reticent::{Tool, ToolContext};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -87,4 +90,27 @@ pub fn args() -> Value {
         "nights": 3,
         "address": {"street": "12 St James's Square", "city": "London", "zip": 10001}
     })
+}
+
+/// The output of a future that is ready when made, as every path measured returns.
+pub fn ready<T>(future: BoxFuture<'_, T>) -> T {
+    future.now_or_never().expect("ready")
+}
+
+pub fn success(args: Value, cx: ToolContext) -> Value {
+    ready(Book.call(args, cx)).expect("ok")
+}
+
+pub fn success_text(text: &str, cx: ToolContext) -> Value {
+    ready(Book.call_text(text, cx)).expect("ok")
+}
+
+pub fn failure(args: Value, cx: ToolContext) -> String {
+    let err = ready(BookFailing.call(args, cx)).expect_err("fails");
+    err.model_text("book_failing", false)
+}
+
+/// The floor's output, returned as `Tool::call` returns its output.
+pub fn floor_boxed(args: Value) -> Value {
+    ready(Box::pin(std::future::ready(floor(args))))
 }

@@ -1,0 +1,97 @@
+//! The dispatch ratios, paired: each path and its baseline timed in alternating batches in
+//! one process, the ratio taken per pair of batches and its median reported
+//! (`support/paired.rs`). Criterion's separate timings drift on a shared machine by more than
+//! the differences measured here.
+//!
+//! ```text
+//! cargo bench -p reticent --bench dispatch_ratios
+//! ```
+
+use reticent::ToolContext;
+
+#[path = "support/booking.rs"]
+mod booking;
+#[path = "support/paired.rs"]
+mod paired;
+
+use booking::{args, failure, floor, floor_boxed, floor_text, success, success_text};
+
+fn main() {
+    const ROUNDS: usize = 400;
+    const BATCH: usize = 500;
+    let args = args();
+    let text = args.to_string();
+    let inputs = || (args.clone(), ToolContext::default());
+    println!(
+        "paired ratios: median over {ROUNDS} rounds, each timing a batch of {BATCH} calls of \
+         both paths in turn [interquartile range]"
+    );
+    let report = |what: &str, p: paired::Paired| {
+        println!(
+            "  {what:<44} {:.3}x  [{:.3}x {:.3}x]   ({:?} vs {:?} per call)",
+            p.ratio, p.ratio_iqr.0, p.ratio_iqr.1, p.candidate, p.baseline
+        );
+    };
+    report(
+        "Tool::call / floor, from a Value",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            inputs,
+            |(a, _cx)| floor(a),
+            |(a, cx)| success(a, cx),
+        ),
+    );
+    // How much of that the trait's signature takes: `call` returns a `BoxFuture`, so even the
+    // floor, returned that way, allocates once and is polled through a vtable.
+    report(
+        "floor as a BoxFuture / floor",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            inputs,
+            |(a, _cx)| floor(a),
+            |(a, _cx)| floor_boxed(a),
+        ),
+    );
+    report(
+        "Tool::call / floor as a BoxFuture",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            inputs,
+            |(a, _cx)| floor_boxed(a),
+            |(a, cx)| success(a, cx),
+        ),
+    );
+    report(
+        "Tool::call_text / floor, from JSON text",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            ToolContext::default,
+            |_cx| floor_text(&text),
+            |cx| success_text(&text, cx),
+        ),
+    );
+    report(
+        "parse to Value + Tool::call / floor, from text",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            ToolContext::default,
+            |_cx| floor_text(&text),
+            |cx| success(serde_json::from_str(&text).expect("valid"), cx),
+        ),
+    );
+    report(
+        "failure rendered / success, Tool::call",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            inputs,
+            |(a, cx)| success(a, cx),
+            |(a, cx)| failure(a, cx),
+        ),
+    );
+}
