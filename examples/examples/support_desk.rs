@@ -107,10 +107,7 @@ pub fn agent(model: impl Model, desk: Arc<SupportDesk>) -> Agent {
         .toolbox(desk)
         .require("ship_order", "charge_card")
         .forbid_after_untrusted("issue_refund")
-        .failure_options(ToolFailureOptions {
-            timeout: Some(Duration::from_secs(10)),
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().timeout(Duration::from_secs(10)))
         .build()
         .expect("the support agent's configuration is valid")
 }

@@ -83,10 +83,7 @@ pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
                         &self,
                         _: ::reticent::__private::serde_json::Value,
                         _: ::reticent::ToolContext,
-                    ) -> ::reticent::__private::BoxFuture<
-                        '_,
-                        ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError>,
-                    > {
+                    ) -> ::reticent::ToolFuture<'_> {
                         ::core::unreachable!()
                     }
                 }
@@ -172,11 +169,20 @@ pub(crate) fn tool_impl(
     // build and poll. An async one runs when its future is polled.
     let run = |body: TokenStream| {
         if tool.sig.asyncness.is_some() {
-            quote!(::std::boxed::Box::pin(async move { #body }))
+            quote!(::reticent::ToolFuture::new(async move { #body }))
         } else {
-            quote!(::std::boxed::Box::pin(::core::future::ready((move || { #body })())))
+            quote!(::reticent::ToolFuture::ready((move || { #body })()))
         }
     };
+    // A sync tool's body runs on the caller's thread when it is called: say so, so that a time
+    // limit can run it on the blocking pool.
+    let is_blocking = tool.sig.asyncness.is_none().then(|| {
+        quote! {
+            fn is_blocking(&self) -> bool {
+                true
+            }
+        }
+    });
     let finish = finish(tool, callee);
     let decode_value = decode_value(tool);
     let call = run(quote!(#decode_value #finish));
@@ -206,17 +212,14 @@ pub(crate) fn tool_impl(
                 __DEFINITION.get_or_init(|| {
                     let mut __schema = ::reticent::ParametersSchema::new();
                     #(#describe)*
-                    ::reticent::ToolDefinition {
-                        name: ::std::string::String::from(#name),
-                        description: ::std::string::String::from(#description),
-                        parameters: __schema.finish(),
-                        annotations: ::reticent::ToolAnnotations {
-                            read_only: #read_only,
-                            destructive: #destructive,
-                            idempotent: #idempotent,
-                            open_world: #open_world,
-                        },
-                    }
+                    ::reticent::ToolDefinition::new(#name, #description, __schema.finish())
+                        .with_annotations(
+                            ::reticent::ToolAnnotations::new()
+                                .read_only(#read_only)
+                                .destructive(#destructive)
+                                .idempotent(#idempotent)
+                                .open_world(#open_world),
+                        )
                 })
             }
 
@@ -224,14 +227,13 @@ pub(crate) fn tool_impl(
 
             #untrusted
 
+            #is_blocking
+
             fn call(
                 &self,
                 __args: ::reticent::__private::serde_json::Value,
                 __cx: ::reticent::ToolContext,
-            ) -> ::reticent::__private::BoxFuture<
-                '_,
-                ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError>,
-            > {
+            ) -> ::reticent::ToolFuture<'_> {
                 #call
             }
 
@@ -239,10 +241,7 @@ pub(crate) fn tool_impl(
                 &self,
                 __text: &::core::primitive::str,
                 __cx: ::reticent::ToolContext,
-            ) -> ::reticent::__private::BoxFuture<
-                '_,
-                ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError>,
-            > {
+            ) -> ::reticent::ToolFuture<'_> {
                 #decode_text
                 #call_text
             }

@@ -91,7 +91,6 @@
 //! - [`ScriptedModel`] and [`ReplayModel`]: offline models for examples and tests.
 //! - [`providers`] (features `openai`, `anthropic`): real models over HTTP.
 //! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules.
-//! - [`render`]: every text the model is shown about a failure.
 #![warn(
     missing_docs,
     missing_debug_implementations,
@@ -107,29 +106,27 @@ mod error;
 pub mod mcp;
 mod model;
 pub mod providers;
-pub mod render;
-mod schema;
-pub mod schema_dialect;
+mod render;
 mod secret;
 mod tool;
-mod trajectory;
 
 pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, RetryHint, ToolError};
-pub use schema::ParametersSchema;
-pub use schema_dialect::{SchemaDialect, SchemaError};
 pub use secret::Secret;
-pub use tool::{Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
+pub use tool::{
+    EffectOutcome, OutputError, ParametersSchema, Tool, ToolAnnotations, ToolContext,
+    ToolDefinition, ToolFailure, ToolFuture, ToolPanicked, ToolTimedOut, Toolbox, UnknownTool,
+    kinds,
+};
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, Effect, EffectOutcome,
-    ForbiddenAfterUntrusted, PrerequisiteNotMet, RunOptions, StopReason, ToolFailure,
-    ToolFailureMode, ToolFailureOptions, ToolPanicked, ToolStats, ToolTimedOut, UnknownTool, kinds,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, Effect,
+    ForbiddenAfterUntrusted, PrerequisiteNotMet, RunOptions, StopReason, ToolFailureMode,
+    ToolFailureOptions, ToolStats, ToolsDisabled,
 };
 pub use model::{
-    Message, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, ToolCall, ToolResult,
-    Usage,
+    Message, Model, ModelError, ModelRequest, ModelResponse, ReplayModel, SchemaDialect,
+    SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
 };
-pub use trajectory::{ReplayModel, Trajectory};
 
 pub use reticent_macros::{Disclose, tool, tools};
 

@@ -179,7 +179,8 @@ async def exercise(session: ClientSession, wire: Wire, server_log: Callable[[], 
             "charge_card": (False, True, False, True),
             "ship_order": (False, True, False, False),
             "estimate_delivery": (True, False, False, True),
-            "read_customer_email": (True, False, False, False),
+            # untrusted output (it reads email): the client is told it is open-world
+            "read_customer_email": (True, False, False, True),
             "issue_refund": (False, True, False, False),
             "open_ticket": (False, False, True, False),
         }

@@ -171,10 +171,7 @@ async fn cancelling_while_a_tool_has_a_timeout_is_still_cancellation() {
     let warehouse = Arc::new(Warehouse::default());
     let agent = Agent::builder(model)
         .toolbox(Arc::clone(&warehouse))
-        .failure_options(ToolFailureOptions {
-            timeout: Some(Duration::from_secs(30)),
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().timeout(Duration::from_secs(30)))
         .build()
         .unwrap();
     let token = CancellationToken::new();

@@ -777,12 +777,12 @@ async fn broken_http_answers_are_model_errors() {
         (
             "body that stalls",
             Wire::Stall(http_truncated(valid)),
-            &["no response within 0.3s"],
+            &["no response within 300ms"],
         ),
         (
             "headers that stall",
             Wire::Stall(b"HTTP/1.1 200 OK\r\n".to_vec()),
-            &["no response within 0.3s"],
+            &["no response within 300ms"],
         ),
         (
             "closed without an answer",

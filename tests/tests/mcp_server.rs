@@ -14,7 +14,7 @@ use reticent::mcp::rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, CustomRequest, ErrorCode, ServerResult,
 };
 use reticent::mcp::rmcp::service::{PeerRequestOptions, ServiceError};
-use reticent::{ArgumentError, BuildError, Tool, ToolContext};
+use reticent::{ArgumentError, Tool, ToolContext};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -487,7 +487,7 @@ fn build_refuses_two_tools_with_one_name() {
         .unwrap_err();
     assert_eq!(
         error,
-        BuildError::DuplicateTool {
+        reticent::mcp::BuildError::DuplicateTool {
             name: "echo".into()
         }
     );

@@ -39,10 +39,10 @@ async fn request_body_matches_the_messages_shape() {
     let server =
         TestServer::start(vec![Reply::json(fixture("anthropic/response_text.json"))]).await;
     let tools = vec![
-        ToolDefinition {
-            name: "lookup_order".into(),
-            description: "Look up an order by id.".into(),
-            parameters: json!({
+        ToolDefinition::new(
+            "lookup_order",
+            "Look up an order by id.",
+            json!({
                 "type": "object",
                 "properties": {
                     "order_id": {"type": "string", "description": "The order id, like \"ORD-1042\"."},
@@ -51,19 +51,17 @@ async fn request_body_matches_the_messages_shape() {
                 "required": ["order_id"],
                 "additionalProperties": false
             }),
-            annotations: Default::default(),
-        },
-        ToolDefinition {
-            name: "charge_card".into(),
-            description: "Charge the customer's card.".into(),
-            parameters: json!({
+        ),
+        ToolDefinition::new(
+            "charge_card",
+            "Charge the customer's card.",
+            json!({
                 "type": "object",
                 "properties": {"amount_cents": {"type": "integer", "format": "uint64", "minimum": 0}},
                 "required": ["amount_cents"],
                 "additionalProperties": false
             }),
-            annotations: Default::default(),
-        },
+        ),
     ];
     let request = ModelRequest {
         system: Some("You are a support agent.".into()),
@@ -325,7 +323,7 @@ async fn a_request_that_outlasts_the_timeout_fails() {
         .await
         .unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(5));
-    assert_eq!(error.message(), "no response within 0.2s");
+    assert_eq!(error.message(), "no response within 200ms");
 }
 
 #[tokio::test]

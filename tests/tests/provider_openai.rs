@@ -42,10 +42,10 @@ fn server_error() -> Reply {
 #[tokio::test]
 async fn request_body_matches_the_chat_completions_shape() {
     let server = TestServer::start(vec![Reply::json(fixture("openai/response_text.json"))]).await;
-    let lookup = ToolDefinition {
-        name: "lookup_order".into(),
-        description: "Look up an order by id.".into(),
-        parameters: json!({
+    let lookup = ToolDefinition::new(
+        "lookup_order",
+        "Look up an order by id.",
+        json!({
             "type": "object",
             "properties": {
                 "order_id": {"type": "string", "description": "The order id, like \"ORD-1042\"."},
@@ -54,19 +54,17 @@ async fn request_body_matches_the_chat_completions_shape() {
             "required": ["order_id"],
             "additionalProperties": false
         }),
-        annotations: Default::default(),
-    };
-    let charge = ToolDefinition {
-        name: "charge_card".into(),
-        description: "Charge the customer's card.".into(),
-        parameters: json!({
+    );
+    let charge = ToolDefinition::new(
+        "charge_card",
+        "Charge the customer's card.",
+        json!({
             "type": "object",
             "properties": {"amount_cents": {"type": "integer", "format": "uint64", "minimum": 0}},
             "required": ["amount_cents"],
             "additionalProperties": false
         }),
-        annotations: Default::default(),
-    };
+    );
     let model = model(&server);
     // what the agent does when it is built: convert once, to the model's dialect
     let dialect = model.schema_dialect();
@@ -433,7 +431,7 @@ async fn a_request_that_outlasts_the_timeout_fails() {
     assert!(error.is_retryable());
     assert_eq!(
         error.message(),
-        "no response within 0.3s (gave up after 2 attempts)"
+        "no response within 300ms (gave up after 2 attempts)"
     );
     assert!(std::error::Error::source(&error).is_some());
     assert_eq!(server.received().len(), 2);

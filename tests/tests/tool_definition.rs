@@ -158,12 +158,11 @@ fn annotations(tool: &dyn Tool) -> ToolAnnotations {
 
 #[test]
 fn annotations_default_to_all_false() {
-    let all_false = ToolAnnotations {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: false,
-    };
+    let all_false = ToolAnnotations::new()
+        .read_only(false)
+        .destructive(false)
+        .idempotent(false)
+        .open_world(false);
     assert_eq!(ToolAnnotations::default(), all_false);
     assert_eq!(annotations(&LookupOrder), all_false);
     assert_eq!(annotations(&WeatherNow), all_false);
@@ -172,55 +171,27 @@ fn annotations_default_to_all_false() {
 #[test]
 fn each_annotation_sets_its_own_flag() {
     let none = ToolAnnotations::default();
-    assert_eq!(
-        annotations(&OnlyReads),
-        ToolAnnotations {
-            read_only: true,
-            ..none
-        }
-    );
-    assert_eq!(
-        annotations(&Destroys),
-        ToolAnnotations {
-            destructive: true,
-            ..none
-        }
-    );
-    assert_eq!(
-        annotations(&Repeats),
-        ToolAnnotations {
-            idempotent: true,
-            ..none
-        }
-    );
-    assert_eq!(
-        annotations(&ReachesOut),
-        ToolAnnotations {
-            open_world: true,
-            ..none
-        }
-    );
+    assert_eq!(annotations(&OnlyReads), none.read_only(true));
+    assert_eq!(annotations(&Destroys), none.destructive(true));
+    assert_eq!(annotations(&Repeats), none.idempotent(true));
+    assert_eq!(annotations(&ReachesOut), none.open_world(true));
 }
 
 #[test]
 fn annotations_combine() {
     assert_eq!(
         annotations(&DeleteRemoteFile),
-        ToolAnnotations {
-            read_only: false,
-            destructive: true,
-            idempotent: true,
-            open_world: true,
-        }
+        ToolAnnotations::new()
+            .destructive(true)
+            .idempotent(true)
+            .open_world(true)
     );
     assert_eq!(
         annotations(&FetchPage),
-        ToolAnnotations {
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: true,
-        }
+        ToolAnnotations::new()
+            .read_only(true)
+            .idempotent(true)
+            .open_world(true)
     );
 }
 
@@ -228,10 +199,7 @@ fn annotations_combine() {
 fn annotations_take_explicit_booleans() {
     assert_eq!(
         annotations(&ExplicitFlags),
-        ToolAnnotations {
-            read_only: true,
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::new().read_only(true)
     );
 }
 
@@ -490,11 +458,7 @@ fn tools_methods_have_definitions_like_free_functions() {
     );
     assert_eq!(
         reset.definition().annotations,
-        ToolAnnotations {
-            destructive: true,
-            idempotent: true,
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::new().destructive(true).idempotent(true)
     );
     assert_eq!(reset.timeout(), None);
     // `&self` and the context are not parameters.

@@ -93,7 +93,7 @@ pub fn args() -> Value {
 }
 
 /// The output of a future that is ready when made, as every path measured returns.
-pub fn ready<T>(future: BoxFuture<'_, T>) -> T {
+pub fn ready<T>(future: impl std::future::Future<Output = T>) -> T {
     future.now_or_never().expect("ready")
 }
 
@@ -112,5 +112,6 @@ pub fn failure(args: Value, cx: ToolContext) -> String {
 
 /// The floor's output, returned as `Tool::call` returns its output.
 pub fn floor_boxed(args: Value) -> Value {
-    ready(Box::pin(std::future::ready(floor(args))))
+    let boxed: BoxFuture<'_, Value> = Box::pin(std::future::ready(floor(args)));
+    ready(boxed)
 }

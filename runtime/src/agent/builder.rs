@@ -1,52 +1,11 @@
 //! [`AgentBuilder`]: tools, policies and limits, checked together by [`AgentBuilder::build`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::agent::{Agent, Inner};
+use super::gates::Rules;
+use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
 use crate::model::Model;
-use crate::tool::{Tool, ToolDefinition, Toolbox};
-
-/// What the run does when a tool call fails.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ToolFailureMode {
-    /// The failure becomes an error tool result the model can act on, and the run goes on.
-    #[default]
-    ReportToModel,
-    /// The first failure ends the run with [`AgentError::ToolFailed`](crate::AgentError::ToolFailed).
-    ///
-    /// The model is not called again. The other calls of the same turn, which ran concurrently,
-    /// are recorded like the rest of the run: their results in the partial transcript, their
-    /// failures beside this one.
-    Propagate,
-}
-
-/// How tool failures are shown to the model, and how long tools may run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolFailureOptions {
-    /// Show the model the failure's message after its kind
-    /// (`Tool 'NAME' failed with Type: MESSAGE`). Off by default: messages carry connection
-    /// strings, paths and data. Argument errors are always shown in full.
-    pub include_error_message: bool,
-    /// How long any one tool call may run; a tool's own `#[tool(timeout = ..)]` applies when
-    /// it is shorter. `None`: no limit beyond the tool's own.
-    pub timeout: Option<Duration>,
-    /// Report a call that repeats an earlier failed call exactly, and fails the same way, as a
-    /// short "failed again" line instead of the full text. On by default.
-    pub collapse_repeats: bool,
-}
-
-impl Default for ToolFailureOptions {
-    fn default() -> Self {
-        Self {
-            include_error_message: false,
-            timeout: None,
-            collapse_repeats: true,
-        }
-    }
-}
+use crate::tool::{Tool, ToolDefinition, ToolSet, ToolSetError, Toolbox};
 
 /// Why [`AgentBuilder::build`] refused the configuration.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -189,6 +148,12 @@ impl AgentBuilder {
         self
     }
 
+    /// Adds shared tools, such as the tools of an MCP server.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
     /// What a failed tool call does to the run. Default: [`ToolFailureMode::ReportToModel`].
     pub fn failure_mode(mut self, mode: ToolFailureMode) -> Self {
         self.failure_mode = mode;
@@ -266,9 +231,9 @@ impl AgentBuilder {
             });
         }
         let dialect = self.model.schema_dialect();
-        let index = index_tools(&self.tools)?;
-        let mut definitions: Vec<ToolDefinition> = Vec::with_capacity(self.tools.len());
-        for tool in &self.tools {
+        let tools = ToolSet::new(self.tools).map_err(BuildError::from)?;
+        let mut definitions: Vec<ToolDefinition> = Vec::with_capacity(tools.len());
+        for tool in tools.iter() {
             let definition = tool.definition();
             // converted once here, so a schema the model cannot take is refused now
             let converted = dialect.convert_definition(definition).map_err(|error| {
@@ -279,76 +244,31 @@ impl AgentBuilder {
             })?;
             definitions.push(converted);
         }
-        let known = || definitions.iter().map(|d| d.name.clone()).collect();
-        let mut requirements: HashMap<String, Vec<String>> = HashMap::new();
-        for (tool, prerequisite) in self.requirements {
-            for name in [&tool, &prerequisite] {
-                if !index.contains_key(name.as_str()) {
-                    return Err(BuildError::UnknownTool {
-                        name: name.clone(),
-                        rule: format!("require({tool:?}, {prerequisite:?})"),
-                        known: known(),
-                    });
-                }
-            }
-            let entry = requirements.entry(tool).or_default();
-            if !entry.contains(&prerequisite) {
-                entry.push(prerequisite);
-            }
-        }
-        for tool in &self.forbidden_after_untrusted {
-            if !index.contains_key(tool.as_str()) {
-                return Err(BuildError::UnknownTool {
-                    name: tool.clone(),
-                    rule: format!("forbid_after_untrusted({tool:?})"),
-                    known: known(),
-                });
-            }
-        }
+        let rules = Rules::new(self.requirements, self.forbidden_after_untrusted, &tools)?;
         Ok(Agent {
             inner: Arc::new(Inner {
                 model: self.model,
                 system: self.system,
-                tools: self.tools,
-                index,
+                tools,
                 definitions,
                 failure_mode: self.failure_mode,
                 failure_options: self.failure_options,
                 max_consecutive_failures: self.max_consecutive_failures,
                 max_turns: self.max_turns,
                 max_parallel_tools: self.max_parallel_tools,
-                requirements,
-                forbidden_after_untrusted: self.forbidden_after_untrusted.into_iter().collect(),
+                rules,
                 record_content: self.record_content,
             }),
         })
     }
 }
 
-/// Checks a set of tools the way every consumer needs them (a valid name, an object schema,
-/// no name twice) and indexes them by name.
-pub(crate) fn index_tools(tools: &[Arc<dyn Tool>]) -> Result<HashMap<Arc<str>, usize>, BuildError> {
-    let mut index = HashMap::with_capacity(tools.len());
-    for (i, tool) in tools.iter().enumerate() {
-        let definition = tool.definition();
-        if !crate::__private::is_valid_tool_name(&definition.name) {
-            return Err(BuildError::InvalidToolName {
-                name: definition.name.clone(),
-            });
-        }
-        if definition.parameters.get("type") != Some(&serde_json::Value::from("object")) {
-            return Err(BuildError::InvalidSchema {
-                name: definition.name.clone(),
-            });
-        }
-        if index
-            .insert(Arc::from(definition.name.as_str()), i)
-            .is_some()
-        {
-            return Err(BuildError::DuplicateTool {
-                name: definition.name.clone(),
-            });
+impl From<ToolSetError> for BuildError {
+    fn from(error: ToolSetError) -> Self {
+        match error {
+            ToolSetError::Duplicate(name) => Self::DuplicateTool { name },
+            ToolSetError::InvalidName(name) => Self::InvalidToolName { name },
+            ToolSetError::NotAnObjectSchema(name) => Self::InvalidSchema { name },
         }
     }
-    Ok(index)
 }

@@ -29,7 +29,7 @@
 //! # What the client is shown
 //!
 //! A tool call is run by the same code as a call in the agent loop, and every failure text
-//! comes from [`crate::render`]:
+//! is written by the same code as the loop's:
 //!
 //! | what happened | the client gets |
 //! |---|---|
@@ -49,7 +49,7 @@
 //!
 //! Every failure, with its full error, goes to the server side only:
 //!
-//! - each [`McpServerBuilder::on_failure`] hook receives a [`ToolFailure`]
+//! - each [`McpServerBuilder::on_failure`] hook receives a [`ToolFailure`](crate::ToolFailure)
 //!   (`shown_to_model` is what the client was sent, `error` the whole error);
 //! - each call runs in an `execute_tool` [`tracing`] span that records, on failure,
 //!   `error.type` (the kind), `error.message` and `otel.status_code = "ERROR"`.
@@ -70,75 +70,7 @@
 //!
 //! [`rmcp`] is re-exported so its types match the version reticent was built with.
 
-mod builder;
-mod definition;
-mod handler;
-mod transport;
+mod server;
 
-use std::collections::HashMap;
-use std::fmt;
-use std::sync::Arc;
-use std::time::Duration;
-
-pub use builder::McpServerBuilder;
 pub use rmcp;
-pub use transport::ServeError;
-
-use crate::agent::ToolFailure;
-use crate::tool::Tool;
-
-/// An MCP server for a set of tools. Cheap to clone; one server serves any number of
-/// connections. Start with [`McpServer::builder`].
-///
-/// `McpServer` implements [`rmcp::ServerHandler`], so it also works with anything in rmcp that
-/// takes a handler.
-#[derive(Clone)]
-pub struct McpServer {
-    pub(crate) inner: Arc<Inner>,
-}
-
-/// A hook that receives every failed call.
-pub(crate) type FailureHook = Arc<dyn Fn(&ToolFailure) + Send + Sync>;
-
-pub(crate) struct Inner {
-    pub(crate) tools: Vec<Arc<dyn Tool>>,
-    /// Each tool's position in `tools`, by its name. A call's context shares the name.
-    pub(crate) index: HashMap<Arc<str>, usize>,
-    /// The tools as `tools/list` describes them, built once.
-    pub(crate) listed: Vec<rmcp::model::Tool>,
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) include_error_message: bool,
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) instructions: Option<String>,
-    pub(crate) on_failure: Vec<FailureHook>,
-}
-
-impl McpServer {
-    /// Starts building a server.
-    pub fn builder() -> McpServerBuilder {
-        McpServerBuilder::new()
-    }
-
-    /// The names of the tools served, in the order they were added.
-    pub fn tool_names(&self) -> impl Iterator<Item = &str> {
-        self.inner
-            .tools
-            .iter()
-            .map(|t| t.definition().name.as_str())
-    }
-}
-
-impl fmt::Debug for McpServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let inner = &self.inner;
-        f.debug_struct("McpServer")
-            .field("name", &inner.name)
-            .field("version", &inner.version)
-            .field("tools", &self.tool_names().collect::<Vec<_>>())
-            .field("timeout", &inner.timeout)
-            .field("include_error_message", &inner.include_error_message)
-            .field("on_failure", &inner.on_failure.len())
-            .finish_non_exhaustive()
-    }
-}
+pub use server::{BuildError, McpServer, McpServerBuilder, ServeError};

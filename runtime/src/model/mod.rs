@@ -1,4 +1,6 @@
-//! The model side: what the agent sends a model and what it gets back.
+//! The model side: the [`Model`] trait, what the agent sends a model and what it gets back, the
+//! offline models ([`ScriptedModel`], [`ReplayModel`] and the [`Trajectory`] it replays), and
+//! the schema dialects providers need ([`SchemaDialect`]).
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -8,12 +10,18 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::schema_dialect::SchemaDialect;
 use crate::tool::ToolDefinition;
 
+mod dialect;
+mod replay;
 mod scripted;
+mod trajectory;
 
+pub use dialect::{SchemaDialect, SchemaError};
+pub use replay::ReplayModel;
 pub use scripted::ScriptedModel;
+pub use trajectory::Trajectory;
+pub(crate) use trajectory::TrajectoryTurn;
 
 /// A language model the agent talks to.
 ///

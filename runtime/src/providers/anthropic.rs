@@ -28,8 +28,8 @@ use serde_json::{Map, Value, json};
 
 use super::ConfigError;
 use super::http::{Transport, error_message, join, secret_header, unreadable};
+use crate::model::SchemaDialect;
 use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
-use crate::schema_dialect::SchemaDialect;
 use crate::secret::Secret;
 
 /// The API version this provider speaks (`anthropic-version`).

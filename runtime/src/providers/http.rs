@@ -11,8 +11,9 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
+use crate::error::chain::chain;
 use crate::model::ModelError;
-use crate::render::{MAX_NAME_LEN, bounded};
+use crate::render::{MAX_NAME_LEN, bounded, format_duration};
 use crate::secret::Secret;
 
 /// How long one request may take unless configured otherwise.
@@ -186,7 +187,7 @@ impl Failed {
     fn transport(error: reqwest::Error, timeout: Duration) -> Self {
         let error = error.without_url();
         let message = if error.is_timeout() {
-            format!("no response within {}", seconds(timeout))
+            format!("no response within {}", format_duration(timeout))
         } else if error.is_connect() {
             format!("could not connect: {}", chain(&error))
         } else {
@@ -312,30 +313,6 @@ fn redact(message: String, api_key: &Secret<String>) -> String {
         message.replace(key.as_str(), "[redacted]")
     } else {
         message
-    }
-}
-
-/// The error and its sources, `: `-separated.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        let inner_text = inner.to_string();
-        if !text.contains(&inner_text) {
-            text.push_str(": ");
-            text.push_str(&inner_text);
-        }
-        source = inner.source();
-    }
-    text
-}
-
-fn seconds(duration: Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if secs.fract() == 0.0 {
-        format!("{secs:.0}s")
-    } else {
-        format!("{secs}s")
     }
 }
 

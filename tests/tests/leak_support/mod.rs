@@ -15,7 +15,9 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use reticent::render::{MAX_MESSAGE_LEN, format_duration};
+use reticent::ToolError;
+
+const MAX_MESSAGE_LEN: usize = ToolError::MAX_MESSAGE_LEN;
 use reticent::{ArgumentError, BoxError, Disclose, Failure, RetryHint, Tool};
 use serde::ser::{Error as _, Serialize, Serializer};
 
@@ -343,7 +345,7 @@ impl Registered {
         match self.fault {
             Fault::Timeout => format!(
                 "the tool `fail_slow` did not finish within {}",
-                format_duration(limit)
+                duration_text(limit)
             ),
             Fault::Panic { .. } => format!("the tool `{}` panicked: {}", self.tool(), self.message),
             _ => self.message.clone(),
@@ -382,7 +384,7 @@ impl Registered {
             Fault::Panic { .. } => fixed(format!("Tool '{tool}' failed with panic")),
             Fault::Timeout => fixed(format!(
                 "Tool '{tool}' timed out after {} and was stopped; whether it took effect is unknown",
-                format_duration(limit)
+                duration_text(limit)
             )),
             fault if fault.is_argument() => {
                 let display = self.display().expect("argument errors show");
@@ -625,10 +627,11 @@ pub fn fail_argument(
         _ => {
             // the message the developer wrote for the model is the prefix and suffix; the
             // secret is in the source
-            ArgumentError::from_error(BadDate {
+            let error = BadDate {
                 message: spec.message.replace(&spec.canary, ""),
                 source: io(spec.message.clone()),
-            })
+            };
+            ArgumentError::new(error.to_string()).with_source(error)
         }
     })
 }
@@ -868,4 +871,29 @@ pub fn cases(cases: u32) -> u32 {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1.0);
     ((f64::from(cases) * scale).ceil() as u32).max(1)
+}
+
+/// A duration as the runtime writes it in a timeout's text (written here, not taken from the
+/// runtime, so that the test checks the format): `150ms`, `1.5s`, `30s`, `2m`, `1h30m`.
+pub fn duration_text(limit: Duration) -> String {
+    let ms = limit.as_millis();
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    if !ms.is_multiple_of(1000) {
+        return format!("{}s", limit.as_secs_f64());
+    }
+    let secs = limit.as_secs();
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let mut text = String::new();
+    if h > 0 {
+        text += &format!("{h}h");
+    }
+    if m > 0 {
+        text += &format!("{m}m");
+    }
+    if s > 0 || text.is_empty() {
+        text += &format!("{s}s");
+    }
+    text
 }

@@ -1,10 +1,8 @@
-//! The MCP side of a call: `tools/list`, and `tools/call` run through the agent loop's
+//! The MCP side of a call: `tools/list`, and `tools/call` run through the tool module's
 //! [`invoke`], with the failure reported to the operator and the rendered text to the client.
 
-use std::error::Error as StdError;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rmcp::ServerHandler;
 use rmcp::model::{
@@ -15,13 +13,13 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use tokio::time::Instant;
 use tracing::Instrument;
-use tracing::field::Empty;
 
 use super::McpServer;
-use crate::agent::exec::{Outcome, invoke};
-use crate::agent::{ToolFailure, UnknownTool, kinds};
-use crate::model::ToolCall;
 use crate::render;
+use crate::tool::{
+    CallArguments, Invocation, ToolFailure, UnknownTool, execute_span, invoke, kinds,
+    record_failure,
+};
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -43,8 +41,8 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        let index = *self.inner.index.get(name)?;
-        self.inner.listed.get(index).cloned()
+        let position = self.inner.tools.names().position(|n| n == name)?;
+        self.inner.listed.get(position).cloned()
     }
 
     async fn call_tool(
@@ -67,9 +65,13 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "tools/call" {
+            // The method name is the client's: echoed, but cut to length.
             return Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
-                request.method,
+                format!(
+                    "unknown method `{}`",
+                    render::bounded(&request.method, render::MAX_NAME_LEN * 2)
+                ),
                 None,
             ));
         }
@@ -101,14 +103,6 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// How a call that was not cancelled failed.
-struct Failed {
-    kind: String,
-    error: Arc<dyn StdError + Send + Sync>,
-    timed_out: bool,
-    text: String,
-}
-
 impl McpServer {
     /// Runs one `tools/call`: the result the client is sent, or the protocol error for a tool
     /// that does not exist (or a cancelled request, whose reply the transport drops).
@@ -119,109 +113,85 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let inner = &self.inner;
-        let call = ToolCall::new(context.id.to_string(), name, arguments);
-        let name = render::bounded(&call.name, render::MAX_NAME_LEN);
-        let span = tracing::info_span!(
-            "execute_tool",
-            otel.name = format!("execute_tool {name}"),
-            otel.status_code = Empty,
-            gen_ai.operation.name = "execute_tool",
-            gen_ai.tool.name = %name,
-            gen_ai.tool.call.id = %call.id,
-            gen_ai.tool.type = "function",
-            error.type = Empty,
-            error.message = Empty,
-            reticent.tool.timed_out = Empty,
-            reticent.tool.cancelled = Empty,
-        );
+        let call_id = context.id.to_string();
+        let span = execute_span(&name, &call_id);
         let start = Instant::now();
 
-        let Some((name, &index)) = inner.index.get_key_value(call.name.as_str()) else {
+        let Some((tool_name, tool)) = inner.tools.get(&name) else {
             let available: Vec<&str> = self.tool_names().collect();
-            let text = render::unknown_tool(&call.name, &available);
-            let error = UnknownTool {
-                name: call.name.clone(),
-            };
-            let failed = Failed {
-                kind: kinds::UNKNOWN_TOOL.to_owned(),
-                error: Arc::new(error),
-                timed_out: false,
-                text: text.clone(),
-            };
-            self.report(&span, call, failed, start.elapsed());
+            let text = render::unknown_tool(&name, &available);
+            let mut failure = ToolFailure::new(
+                &name,
+                &call_id,
+                kinds::UNKNOWN_TOOL,
+                Arc::new(UnknownTool { name: name.clone() }),
+                text.clone(),
+            );
+            failure.arguments = arguments;
+            failure.elapsed = start.elapsed();
+            self.report(&span, &failure);
             // The protocol's answer to an unknown tool is an error, not a tool result.
             return Err(ErrorData::invalid_params(text, None));
         };
-        let tool = &*inner.tools[index];
 
-        // The request's token is the run token: its child is the tool's, so the client's
-        // `notifications/cancelled` reaches the tool.
+        // The request's token is the parent of the tool's, so the client's
+        // `notifications/cancelled` reaches the tool. The arguments are kept for the failure
+        // record only when a hook will read it.
         let token = context.ct;
-        let run = invoke(
+        // Arguments sent as a JSON string are read as the JSON text they hold, as some clients
+        // send them; text that is not JSON is an argument error.
+        let arguments = if let serde_json::Value::String(text) = &arguments {
+            CallArguments::Text(text)
+        } else if inner.on_failure.is_empty() {
+            CallArguments::Owned(arguments)
+        } else {
+            CallArguments::Borrowed(&arguments)
+        };
+        let invocation = Invocation {
             tool,
-            name,
-            &call,
-            &token,
-            inner.timeout,
-            inner.include_error_message,
-        )
-        .instrument(span.clone());
+            name: tool_name,
+            call_id: &call_id,
+            arguments,
+            limit: inner.timeout,
+            include_error_message: inner.include_error_message,
+            cancellable: true,
+        };
+        let run = invoke(invocation, &token).instrument(span.clone());
         let outcome = tokio::select! {
             // The tool first: one that watches its token gets to return.
             biased;
             outcome = run => outcome,
-            () = token.cancelled() => return Err(cancelled(&span, &call, start.elapsed())),
+            () = token.cancelled() => return Err(cancelled(&span, &name, &call_id, start)),
         };
         // A cancelled request stays cancelled, whatever the tool made of its token.
         if token.is_cancelled() {
-            return Err(cancelled(&span, &call, start.elapsed()));
+            return Err(cancelled(&span, &name, &call_id, start));
         }
         match outcome {
-            Outcome::Success { content } => {
-                Ok(CallToolResult::success(vec![ContentBlock::text(content)]))
-            }
-            Outcome::Failure {
-                kind,
-                error,
-                timed_out,
-                text,
-                ..
-            } => {
-                let result = CallToolResult::error(vec![ContentBlock::text(text.clone())]);
-                let failed = Failed {
-                    kind,
-                    error,
-                    timed_out,
-                    text,
+            Ok(output) => {
+                let text = match output {
+                    serde_json::Value::String(text) => text,
+                    other => other.to_string(),
                 };
-                self.report(&span, call, failed, start.elapsed());
+                Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+            }
+            Err(failure) => {
+                let result =
+                    CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);
+                self.report(&span, &failure);
                 Ok(result)
             }
         }
     }
 
     /// Gives the full error to the server side: the span and every hook.
-    fn report(&self, span: &tracing::Span, call: ToolCall, failed: Failed, elapsed: Duration) {
-        let failure = ToolFailure {
-            tool: call.name,
-            call_id: call.id,
-            arguments: call.arguments,
-            kind: failed.kind,
-            error: failed.error,
-            timed_out: failed.timed_out,
-            elapsed,
-            shown_to_model: failed.text,
-        };
-        span.record("otel.status_code", "ERROR");
-        span.record("error.type", failure.kind.as_str());
-        // The whole message with its sources, as the agent loop records it.
-        span.record("error.message", failure.error_chain());
-        span.record("reticent.tool.timed_out", failure.timed_out);
+    fn report(&self, span: &tracing::Span, failure: &ToolFailure) {
+        record_failure(span, failure, false);
         for hook in &self.inner.on_failure {
-            if std::panic::catch_unwind(AssertUnwindSafe(|| hook(&failure))).is_err() {
+            if std::panic::catch_unwind(AssertUnwindSafe(|| hook(failure))).is_err() {
                 tracing::error!(
                     parent: span,
-                    tool = %failure.tool,
+                    tool = %render::name(&failure.tool),
                     call_id = %failure.call_id,
                     "an on_failure hook panicked"
                 );
@@ -232,13 +202,13 @@ impl McpServer {
 
 /// Records a call the client cancelled. Not a failure: no hook hears of it. The reply is
 /// dropped by the transport, as the protocol says.
-fn cancelled(span: &tracing::Span, call: &ToolCall, elapsed: Duration) -> ErrorData {
+fn cancelled(span: &tracing::Span, tool: &str, call_id: &str, start: Instant) -> ErrorData {
     span.record("reticent.tool.cancelled", true);
     tracing::info!(
         parent: span,
-        tool = %render::bounded(&call.name, render::MAX_NAME_LEN),
-        call_id = %call.id,
-        elapsed = ?elapsed,
+        tool = %render::name(tool),
+        call_id = %call_id,
+        elapsed = ?start.elapsed(),
         "the client cancelled the call; the tool was stopped"
     );
     ErrorData::new(ErrorCode::INTERNAL_ERROR, "the request was cancelled", None)

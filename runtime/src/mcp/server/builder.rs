@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{FailureHook, Inner, McpServer, definition};
-use crate::agent::{BuildError, ToolFailure};
-use crate::tool::{Tool, Toolbox};
+use crate::tool::{Tool, ToolFailure, ToolSet, ToolSetError, Toolbox};
 
 /// Builds an [`McpServer`]. Start with [`McpServer::builder`].
 #[must_use = "call `.build()` to get a server"]
@@ -100,21 +99,18 @@ impl McpServerBuilder {
 
     /// Checks the tools (valid, unique names and object schemas) and builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
-        let index = crate::agent::index_tools(&self.tools)?;
-        let mut listed = Vec::with_capacity(self.tools.len());
-        for tool in &self.tools {
-            let definition = tool.definition();
-            let Some(listed_tool) = definition::to_mcp(definition) else {
-                return Err(BuildError::InvalidSchema {
-                    name: definition.name.clone(),
-                });
-            };
-            listed.push(listed_tool);
-        }
+        let tools = ToolSet::new(self.tools).map_err(|error| match error {
+            ToolSetError::Duplicate(name) => BuildError::DuplicateTool { name },
+            ToolSetError::InvalidName(name) => BuildError::InvalidToolName { name },
+            ToolSetError::NotAnObjectSchema(name) => BuildError::InvalidSchema { name },
+        })?;
+        let listed = tools
+            .iter()
+            .map(|tool| definition::to_mcp(&**tool))
+            .collect();
         Ok(McpServer {
             inner: Arc::new(Inner {
-                tools: self.tools,
-                index,
+                tools,
                 listed,
                 timeout: self.timeout,
                 include_error_message: self.include_error_message,
@@ -125,6 +121,30 @@ impl McpServerBuilder {
             }),
         })
     }
+}
+
+/// Why [`McpServerBuilder::build`] refused the tools.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools have the same name.
+    #[error("two tools are named `{name}`; tool names must be unique")]
+    DuplicateTool {
+        /// The name.
+        name: String,
+    },
+    /// A tool's name does not match `^[a-zA-Z0-9_-]{1,64}$`.
+    #[error("the tool name `{name}` is invalid: names must match ^[a-zA-Z0-9_-]{{1,64}}$")]
+    InvalidToolName {
+        /// The name.
+        name: String,
+    },
+    /// A tool's parameter schema is not an object schema.
+    #[error("the parameters of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`")]
+    InvalidSchema {
+        /// The tool's name.
+        name: String,
+    },
 }
 
 impl fmt::Debug for McpServerBuilder {

@@ -1,8 +1,12 @@
-//! The caller's record of a failed tool call, and the errors the loop itself raises.
+//! [`ToolFailure`]: the caller's record of one failed call — the one shape every failure takes,
+//! in the agent loop and in the MCP server — and the errors a call can fail with before or
+//! around the tool itself (unknown tool, timeout, panic).
 
 use std::error::Error as StdError;
 use std::sync::Arc;
 use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
 
 use crate::render::format_duration;
 
@@ -27,37 +31,73 @@ pub struct ToolFailure {
     pub error: Arc<dyn StdError + Send + Sync>,
     /// The tool was stopped because it ran out of time.
     pub timed_out: bool,
+    /// The failure ends the run whatever the failure mode (`#[disclose(fatal)]`,
+    /// [`Failure::fatal`](crate::Failure::fatal), or an output that cannot be turned into JSON).
+    pub fatal: bool,
     /// How long the call ran.
     pub elapsed: Duration,
     /// The text the model was shown for this call.
     pub shown_to_model: String,
+    /// Whether the call took effect.
+    pub(crate) effect: EffectOutcome,
+    /// The text holds the error's own message (`include_error_message`), not only fixed text:
+    /// what the tool read from elsewhere may be in it.
+    pub(crate) message_shown: bool,
 }
 
 impl ToolFailure {
-    /// The full error's message followed by its sources' (a source whose message the text
-    /// already ends with is skipped), for logs the caller controls.
-    pub fn error_chain(&self) -> String {
-        error_chain(&*self.error)
-    }
-}
-
-/// `error`'s message followed by its sources' (a source whose message the text already ends
-/// with is skipped): what [`ToolFailure::error_chain`] and the `execute_tool` span record.
-pub(crate) fn error_chain(error: &(dyn StdError + 'static)) -> String {
-    let mut text = crate::render::display(error);
-    let mut source = error.source();
-    while let Some(error) = source {
-        let message = crate::render::display(error);
-        if !text.ends_with(&message) {
-            text.push_str(": ");
-            text.push_str(&message);
+    /// A failure of the call `call_id` of `tool`, of kind `kind`, caused by `error`, shown to
+    /// the model as `shown_to_model`: refused or failed, not taking effect. Every failure is
+    /// made here; the `with_` methods say what sets it apart.
+    pub(crate) fn new(
+        tool: &str,
+        call_id: &str,
+        kind: impl Into<String>,
+        error: Arc<dyn StdError + Send + Sync>,
+        shown_to_model: String,
+    ) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            call_id: call_id.to_owned(),
+            arguments: serde_json::Value::Null,
+            kind: kind.into(),
+            error,
+            timed_out: false,
+            fatal: false,
+            elapsed: Duration::ZERO,
+            shown_to_model,
+            effect: EffectOutcome::Failed,
+            message_shown: false,
         }
-        source = error.source();
     }
-    text
+
+    /// The full error's message followed by its sources' (a source whose message the text
+    /// already ends with is skipped), for logs the caller controls. The walk is bounded, and
+    /// an error that panics or loops cannot crash or hang it.
+    pub fn error_chain(&self) -> String {
+        crate::error::chain::chain(&*self.error)
+    }
+
+    /// Whether the call may have taken effect, for the ledger.
+    pub fn effect(&self) -> EffectOutcome {
+        self.effect
+    }
 }
 
-/// The kinds the loop assigns to failures it detects itself.
+/// Whether a call took effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EffectOutcome {
+    /// The tool succeeded. Also when only its output could not be turned into JSON: the tool
+    /// had finished its work.
+    Applied,
+    /// The tool returned an error, or the call was refused before the tool ran.
+    Failed,
+    /// Nobody knows: the call timed out, was cancelled or panicked mid-flight. Reconcile
+    /// before retrying.
+    Unknown,
+}
+
+/// The kinds the runtime assigns to failures it detects itself.
 pub mod kinds {
     /// The model's arguments were wrong.
     pub const ARGUMENT: &str = "argument";
@@ -71,6 +111,8 @@ pub mod kinds {
     pub const PREREQUISITE: &str = "prerequisite";
     /// The tool is forbidden once untrusted output entered the run.
     pub const UNTRUSTED: &str = "untrusted";
+    /// The model called a tool in a turn that offered none.
+    pub const TOOLS_DISABLED: &str = "tools_disabled";
 }
 
 /// The model called a tool that is not registered.
@@ -99,23 +141,4 @@ pub struct ToolPanicked {
     pub tool: String,
     /// The panic message.
     pub payload: String,
-}
-
-/// A tool was refused because its prerequisite had not succeeded earlier in the run.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("`{tool}` requires a successful `{prerequisite}` earlier in the run")]
-pub struct PrerequisiteNotMet {
-    /// The refused tool.
-    pub tool: String,
-    /// The tool that must succeed first.
-    pub prerequisite: String,
-}
-
-/// A tool was refused because the run is tainted by untrusted output and a
-/// [`forbid_after_untrusted`](crate::AgentBuilder::forbid_after_untrusted) rule names it.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("`{tool}` is forbidden after untrusted output entered the run")]
-pub struct ForbiddenAfterUntrusted {
-    /// The refused tool.
-    pub tool: String,
 }

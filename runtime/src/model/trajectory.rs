@@ -1,12 +1,9 @@
-//! [`Trajectory`]: the record of a run's model requests and responses, and [`ReplayModel`],
-//! which replays one.
+//! [`Trajectory`]: the record of a run's model requests and responses, holding only what the
+//! model saw; [`ReplayModel`](super::ReplayModel) replays one.
 
-use std::sync::{Arc, Mutex, PoisonError};
-
-use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse};
+use super::{Message, ModelRequest, ModelResponse};
 use crate::tool::ToolDefinition;
 
 /// Every model request and response of a run, holding only what the model saw.
@@ -94,6 +91,11 @@ impl Trajectory {
         (0..self.len()).filter_map(|i| self.request(i)).collect()
     }
 
+    /// The response of turn `index` (from 0); `index` must be in range.
+    pub(super) fn response(&self, index: usize) -> &ModelResponse {
+        &self.turns[index].response
+    }
+
     /// Every response, in order.
     pub fn responses(&self) -> impl ExactSizeIterator<Item = &ModelResponse> {
         self.turns.iter().map(|t| &t.response)
@@ -105,7 +107,7 @@ impl Trajectory {
     }
 
     /// Whether a recorded request of turn `index` is `request`; `Err` says where they differ.
-    fn check(&self, index: usize, request: &ModelRequest) -> Result<(), String> {
+    pub(super) fn check(&self, index: usize, request: &ModelRequest) -> Result<(), String> {
         let turn = &self.turns[index];
         if request.system != self.system {
             return Err("the system prompt differs".into());
@@ -180,75 +182,6 @@ fn describe(message: &Message) -> String {
             if result.is_error { "error" } else { "ok" },
             text(&result.content)
         ),
-    }
-}
-
-/// A model that replays a recorded [`Trajectory`]: it serves the recorded responses in order
-/// and fails with a clear [`ModelError`] when a request diverges from the recording.
-#[derive(Clone, Debug)]
-pub struct ReplayModel {
-    inner: Arc<ReplayInner>,
-}
-
-#[derive(Debug)]
-struct ReplayInner {
-    trajectory: Trajectory,
-    next: Mutex<usize>,
-}
-
-impl ReplayModel {
-    /// A model that replays `trajectory`.
-    pub fn new(trajectory: Trajectory) -> Self {
-        Self {
-            inner: Arc::new(ReplayInner {
-                trajectory,
-                next: Mutex::new(0),
-            }),
-        }
-    }
-
-    /// How many recorded responses are left.
-    pub fn remaining(&self) -> usize {
-        let next = *self
-            .inner
-            .next
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        self.inner.trajectory.len().saturating_sub(next)
-    }
-}
-
-impl Model for ReplayModel {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        let trajectory = &self.inner.trajectory;
-        let mut next = self
-            .inner
-            .next
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let index = *next;
-        let result = if index >= trajectory.len() {
-            Err(ModelError::new(format!(
-                "request {} diverges from the recording: the recording has only {} response(s)",
-                index + 1,
-                trajectory.len()
-            )))
-        } else {
-            match trajectory.check(index, request) {
-                Ok(()) => {
-                    *next += 1;
-                    Ok(trajectory.turns[index].response.clone())
-                }
-                Err(why) => Err(ModelError::new(format!(
-                    "request {} diverges from the recording: {why}",
-                    index + 1
-                ))),
-            }
-        };
-        Box::pin(std::future::ready(result))
     }
 }
 

@@ -1,0 +1,52 @@
+//! Recognising an exact repeat of a failed call: the same tool with the same arguments (in
+//! any key order), failing the same way, is told so in one short line.
+
+use crate::model::ToolCall;
+use crate::render;
+
+/// A failed call, remembered to recognize an exact repeat of it.
+struct FailedCall {
+    tool: String,
+    /// Compared as JSON values: the same arguments in another key order are the same call.
+    arguments: serde_json::Value,
+    /// The full model-visible text of its failure.
+    text: String,
+    call_id: String,
+}
+
+/// The latest failure of each distinct (tool, arguments) of a run.
+#[derive(Default)]
+pub(crate) struct Repeats {
+    failed: Vec<FailedCall>,
+}
+
+impl Repeats {
+    /// What the model is shown for `call`, which failed with the full text `text`: a short
+    /// line when it repeats an earlier failed call exactly and `collapse` is on, else `text`.
+    /// Remembers the call either way.
+    pub(crate) fn shown(&mut self, call: &ToolCall, text: String, collapse: bool) -> String {
+        let earlier = self
+            .failed
+            .iter_mut()
+            .find(|f| f.tool == call.name && f.arguments == call.arguments);
+        match earlier {
+            Some(earlier) if collapse && earlier.text == text => {
+                render::failed_again(&call.name, &earlier.call_id)
+            }
+            Some(earlier) => {
+                earlier.text.clone_from(&text);
+                earlier.call_id.clone_from(&call.id);
+                text
+            }
+            None => {
+                self.failed.push(FailedCall {
+                    tool: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                    text: text.clone(),
+                    call_id: call.id.clone(),
+                });
+                text
+            }
+        }
+    }
+}

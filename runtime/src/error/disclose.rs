@@ -1,0 +1,104 @@
+//! [`Disclose`]: how an error type says what the model may be told about it.
+
+use std::error::Error as StdError;
+use std::sync::Arc;
+
+/// How an error type is disclosed to the model. Derive it: `#[derive(reticent::Disclose)]`.
+///
+/// ```
+/// #[derive(Debug, thiserror::Error, reticent::Disclose)]
+/// enum OrderError {
+///     /// The model's fault: the message is shown.
+///     #[error("no order {0}; order ids look like ORD-1042")]
+///     #[disclose(argument)]
+///     NotFound(String),
+///     /// The model sees `OrderError::Database` only.
+///     #[error("database unavailable: {0}")]
+///     Database(String),
+///     /// The model sees `RateLimited`.
+///     #[error("rate limited by {0}")]
+///     #[disclose(kind = "RateLimited")]
+///     Throttled(String),
+/// }
+///
+/// use reticent::{Disclose, Disclosure};
+/// assert_eq!(OrderError::NotFound("x".into()).disclosure(), Disclosure::Argument);
+/// assert_eq!(OrderError::Database("pg://".into()).disclosure(), Disclosure::Kind("OrderError::Database"));
+/// assert_eq!(OrderError::Throttled("x".into()).disclosure(), Disclosure::Kind("RateLimited"));
+/// ```
+pub trait Disclose: StdError + Send + Sync + 'static {
+    /// How this error is shown to the model.
+    fn disclosure(&self) -> Disclosure;
+
+    /// A fixed hint for the model on whether retrying can help (`#[disclose(transient)]`,
+    /// `#[disclose(permanent)]`).
+    fn retry_hint(&self) -> Option<RetryHint> {
+        None
+    }
+
+    /// Whether the error ends the run (`#[disclose(fatal)]`); see [`Failure::fatal`](crate::Failure::fatal).
+    fn is_fatal(&self) -> bool {
+        false
+    }
+}
+
+/// Whether retrying a failed call can help: a fixed hint the model is shown after the
+/// failure, chosen by the developer, never runtime data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RetryHint {
+    /// Retrying later may succeed (`(transient: retrying later may succeed)`).
+    Transient,
+    /// Retrying the same call will not help (`(permanent: retrying the same call will not help)`).
+    Permanent,
+}
+
+impl RetryHint {
+    /// The text appended to the model's line.
+    pub fn text(self) -> &'static str {
+        match self {
+            Self::Transient => crate::render::TRANSIENT_HINT,
+            Self::Permanent => crate::render::PERMANENT_HINT,
+        }
+    }
+}
+
+/// A boxed error is disclosed as the error it holds (`Result<T, Box<OrderError>>`, as
+/// `clippy::result_large_err` suggests, keeps its argument variants and kinds).
+impl<E: Disclose> Disclose for Box<E> {
+    fn disclosure(&self) -> Disclosure {
+        (**self).disclosure()
+    }
+
+    fn retry_hint(&self) -> Option<RetryHint> {
+        (**self).retry_hint()
+    }
+
+    fn is_fatal(&self) -> bool {
+        (**self).is_fatal()
+    }
+}
+
+/// A shared error is disclosed as the error it holds.
+impl<E: Disclose> Disclose for Arc<E> {
+    fn disclosure(&self) -> Disclosure {
+        (**self).disclosure()
+    }
+
+    fn retry_hint(&self) -> Option<RetryHint> {
+        (**self).retry_hint()
+    }
+
+    fn is_fatal(&self) -> bool {
+        (**self).is_fatal()
+    }
+}
+
+/// How an error is shown to the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Disclosure {
+    /// The model's own mistake: its `Display` is shown in full.
+    Argument,
+    /// Shown as `Tool 'NAME' failed with KIND`.
+    Kind(&'static str),
+}

@@ -1,0 +1,153 @@
+//! [`ToolDefinition`] and [`ToolAnnotations`]: what the model is told about a tool.
+
+use serde::{Deserialize, Serialize};
+
+/// What the model is told about a tool.
+///
+/// Built by `#[tool]` (once per tool); for a tool written by hand, start from
+/// [`ToolDefinition::new`]:
+///
+/// ```
+/// use reticent::{ParametersSchema, ToolAnnotations, ToolDefinition};
+///
+/// let mut parameters = ParametersSchema::new();
+/// parameters.parameter::<String>("city", Some("The city."), true);
+/// let definition = ToolDefinition::new("weather", "The weather in a city.", parameters.finish())
+///     .with_annotations(ToolAnnotations::new().read_only(true).open_world(true))
+///     .with_title("Weather");
+/// assert_eq!(definition.name, "weather");
+/// assert!(definition.annotations.read_only);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolDefinition {
+    /// The name the model calls the tool by (`^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// A human-readable title (`#[tool(title = "..")]`), for user interfaces such as MCP
+    /// clients' tool lists; models are offered the name and description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does, from the function's doc comment.
+    pub description: String,
+    /// The JSON Schema of the arguments; its root is always an object.
+    pub parameters: serde_json::Value,
+    /// The JSON Schema of the tool's structured output, when it has one (its root is an
+    /// object, as MCP requires).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Value>,
+    /// Hints about the tool's behavior.
+    #[serde(default)]
+    pub annotations: ToolAnnotations,
+}
+
+impl ToolDefinition {
+    /// A definition with this name, description and parameter schema (an object schema), no
+    /// title, no output schema and the default annotations.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: serde_json::Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            parameters,
+            output_schema: None,
+            annotations: ToolAnnotations::default(),
+        }
+    }
+
+    /// The same definition with these annotations.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The same definition with a human-readable title.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The same definition with the JSON Schema of the tool's structured output.
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: serde_json::Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// The same definition with another parameter schema.
+    #[must_use]
+    pub fn with_parameters(mut self, parameters: serde_json::Value) -> Self {
+        self.parameters = parameters;
+        self
+    }
+}
+
+/// Hints about a tool's behavior, as in the MCP tool annotations. All `false` by default.
+///
+/// ```
+/// use reticent::ToolAnnotations;
+///
+/// let hints = ToolAnnotations::new().destructive(true).idempotent(true);
+/// assert!(hints.destructive && hints.idempotent && !hints.read_only);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// The tool does not change anything.
+    #[serde(default)]
+    pub read_only: bool,
+    /// The tool may destroy or overwrite data.
+    #[serde(default)]
+    pub destructive: bool,
+    /// Calling the tool again with the same arguments has no further effect.
+    #[serde(default)]
+    pub idempotent: bool,
+    /// The tool reaches outside the system (the web, email, third-party APIs).
+    #[serde(default)]
+    pub open_world: bool,
+}
+
+impl ToolAnnotations {
+    /// All hints `false`.
+    pub const fn new() -> Self {
+        Self {
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+        }
+    }
+
+    /// Sets whether the tool changes nothing.
+    #[must_use]
+    pub const fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// Sets whether the tool may destroy or overwrite data.
+    #[must_use]
+    pub const fn destructive(mut self, destructive: bool) -> Self {
+        self.destructive = destructive;
+        self
+    }
+
+    /// Sets whether calling the tool again with the same arguments has no further effect.
+    #[must_use]
+    pub const fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
+        self
+    }
+
+    /// Sets whether the tool reaches outside the system.
+    #[must_use]
+    pub const fn open_world(mut self, open_world: bool) -> Self {
+        self.open_world = open_world;
+        self
+    }
+}

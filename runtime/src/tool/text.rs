@@ -1,0 +1,138 @@
+//! Decoding the model's arguments straight from the JSON text a provider handed over, in one
+//! pass with the visitor `#[tool]` generates, building no `serde_json::Value`; and what
+//! [`Tool::call_text`](super::Tool::call_text) does by default.
+
+use serde::de::{self, DeserializeSeed, Visitor};
+
+use super::args::MAX_DEPTH;
+use super::{Tool, ToolContext, ToolFuture};
+use crate::error::ArgumentError;
+use crate::render;
+
+/// Decodes the arguments object in `text` in one pass with `visitor` (which `#[tool]`
+/// generates), as `serde_json::from_str` would, building no `Value`. `None` when it does not
+/// decode: the caller then parses `text` into a `Value` and calls
+/// [`Tool::call`](crate::Tool::call), which says what is wrong.
+///
+/// The text is held to the nesting limit of `serde_json`'s parser, as when it is parsed into a
+/// `Value` — including parts the tool's types skip unread.
+#[inline]
+pub fn from_text<'t, V: Visitor<'t>>(text: &'t str, visitor: V) -> Option<V::Value> {
+    // The parser refuses a 128th level. A text this short cannot nest that deep.
+    const LEVELS: usize = MAX_DEPTH - 1;
+    if text.len() > 2 * LEVELS && nested_deeper_than(text, LEVELS) {
+        return None;
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = serde::Deserializer::deserialize_map(&mut deserializer, visitor).ok()?;
+    deserializer.end().ok()?;
+    Some(value)
+}
+
+/// An argument's index among the names of a tool's parameters, read without copying the key.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyIndex<'n>(pub &'n [&'n str]);
+
+impl<'de> DeserializeSeed<'de> for KeyIndex<'_> {
+    type Value = Option<usize>;
+
+    #[inline]
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeyIndex<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an argument's name")
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().position(|name| *name == key))
+    }
+}
+
+/// The error a generated visitor returns for a key it does not take or takes twice; never
+/// shown: the caller takes the `Value` path, which says what is wrong.
+#[cold]
+pub fn unexpected_key<E: de::Error>() -> E {
+    E::custom("unknown or repeated argument")
+}
+
+/// What [`Tool::call_text`](crate::Tool::call_text) does by default: parses `text` into a
+/// `Value` and calls [`Tool::call`](crate::Tool::call); text that is not JSON is an argument
+/// error.
+pub fn call_parsed<'a, T: Tool + ?Sized>(
+    tool: &'a T,
+    text: &str,
+    cx: ToolContext,
+) -> ToolFuture<'a> {
+    match serde_json::from_str(text) {
+        Ok(arguments) => tool.call(arguments, cx),
+        Err(error) => ToolFuture::ready(Err(ArgumentError::new(render::invalid_json(
+            &error.to_string(),
+            MAX_DEPTH,
+        ))
+        .into())),
+    }
+}
+
+/// Whether the JSON text `text` nests arrays and objects more than `levels` deep. One pass
+/// over its bytes, without recursion; brackets inside strings do not count.
+fn nested_deeper_than(text: &str, levels: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
+            b'"' => {
+                // to the closing quote, past escapes
+                i += 1;
+                while let Some(&byte) = bytes.get(i) {
+                    match byte {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > levels {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_of_raw_text() {
+        assert!(!nested_deeper_than("1", 0));
+        assert!(!nested_deeper_than(r#""[[[""#, 0));
+        assert!(!nested_deeper_than("[]", 1));
+        assert!(nested_deeper_than("[]", 0));
+        assert!(!nested_deeper_than(r#"[{"a":[1]},[2]]"#, 3));
+        assert!(nested_deeper_than(r#"[{"a":[1]},[2]]"#, 2));
+        // brackets and escaped quotes inside strings do not count
+        assert!(!nested_deeper_than(r#"{"[[\"{{":"\"]]\\"}"#, 1));
+        assert!(nested_deeper_than(r#"{"\\":[[]]}"#, 2));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(nested_deeper_than(&deep, MAX_DEPTH));
+        assert!(!nested_deeper_than(&deep, 200));
+    }
+}
