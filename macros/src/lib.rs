@@ -1,18 +1,18 @@
 //! The procedural macros of [reticent](https://docs.rs/reticent): `#[tool]`, `#[tools]` and
 //! `#[derive(Disclose)]`. Use them through the `reticent` crate, which documents them.
 //!
-//! Each macro follows the same three steps: build a model of the input that borrows the
-//! user's tokens (`ast.rs`), check it, collecting every mistake with a span at the offending
-//! tokens (`ctxt.rs`), then expand it (`expand.rs`). When there are mistakes the original item
-//! is still emitted beside the errors, so one mistake does not cascade.
+//! Each macro has a folder (`tool/`, `tools/`, `disclose/`) and follows the same three steps:
+//! parse the input into a model that borrows the user's tokens (`attr.rs`, `ast.rs`), check
+//! it (`valid.rs`), collecting every mistake with a span at the offending tokens (`ctxt.rs`),
+//! then expand it (`expand.rs`). When there are mistakes the original item is still emitted
+//! beside the errors, with stand-ins for what the macro generates (`fallback.rs`), so one
+//! mistake does not cascade. `#[tools]` reuses the phases of `#[tool]` for its methods.
 
 use proc_macro::TokenStream;
 
-mod ast;
-mod attr;
 mod ctxt;
 mod disclose;
-mod expand;
+mod tool;
 mod tools;
 
 /// Turns a function into a tool: the function stays callable as written, and a unit struct
@@ -46,7 +46,7 @@ mod tools;
 /// with the error at your token. Sync functions are tools too.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand::tool(args.into(), input.into()).into()
+    tool::tool(args.into(), input.into()).into()
 }
 
 /// Turns the `#[tool]` methods of an inherent `impl` block into a `reticent::Toolbox`: the
@@ -99,5 +99,5 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `#[disclose(fatal)]` | the run ends with `AgentError::ToolFailed`, whatever the failure mode |
 #[proc_macro_derive(Disclose, attributes(disclose))]
 pub fn derive_disclose(input: TokenStream) -> TokenStream {
-    disclose::derive(syn::parse_macro_input!(input as syn::DeriveInput)).into()
+    disclose::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()
 }
