@@ -3,7 +3,7 @@
 
 use syn::{Attribute, Fields};
 
-use super::ast::{Data, Input, Variant};
+use super::ast::{Data, Input, Variant, is_source_attr, is_transparent};
 use crate::ctxt::Ctxt;
 
 impl Input<'_> {
@@ -27,6 +27,28 @@ impl Input<'_> {
                 data.union_token,
                 "`Disclose` can be derived for error enums and structs, not unions",
             ),
+        }
+        self.check_argument_field_types(cx);
+    }
+
+    /// Refuses a field of an argument error whose type depends on a type parameter: whether
+    /// such a field is an error type is decided by each use of the type, where the derive
+    /// cannot look. (A concrete field type is checked by the code `expand.rs` writes.)
+    fn check_argument_field_types(&self, cx: &Ctxt) {
+        for (part, field) in self.argument_fields() {
+            if let Some(param) = self.type_param_in(&field.ty) {
+                cx.in_part(part, || {
+                    cx.error_spanned_by(
+                        &field.ty,
+                        format!(
+                            "a field of a `#[disclose(argument)]` error cannot have a type that depends on \
+                             the type parameter `{param}`: the message is shown to the model in full, and \
+                             the derive cannot check that `{param}` is never an error type, whose message \
+                             would reach the model; use a concrete type such as `String`"
+                        ),
+                    );
+                });
+            }
         }
     }
 
@@ -66,20 +88,15 @@ fn check_no_source(fields: &Fields, attrs: &[Attribute], cx: &Ctxt) {
     const WHY: &str = "its message would be runtime data from elsewhere, shown to the model; \
                        write the message yourself from the model's own input, or remove \
                        `#[disclose(argument)]` so the model sees only the kind";
-    for attr in attrs {
-        if attr.path().is_ident("error")
-            && let Ok(syn::Meta::Path(path)) = attr.parse_args::<syn::Meta>()
-            && path.is_ident("transparent")
-        {
-            cx.error_spanned_by(
-                attr,
-                format!("a `#[disclose(argument)]` error cannot be `#[error(transparent)]`: {WHY}"),
-            );
-        }
+    for attr in attrs.iter().filter(|attr| is_transparent(attr)) {
+        cx.error_spanned_by(
+            attr,
+            format!("a `#[disclose(argument)]` error cannot be `#[error(transparent)]`: {WHY}"),
+        );
     }
     for field in fields {
         for attr in &field.attrs {
-            if attr.path().is_ident("from") || attr.path().is_ident("source") {
+            if is_source_attr(attr) {
                 let which = if attr.path().is_ident("from") {
                     "#[from]"
                 } else {
@@ -93,10 +110,7 @@ fn check_no_source(fields: &Fields, attrs: &[Attribute], cx: &Ctxt) {
         }
         if let Some(ident) = &field.ident
             && ident == "source"
-            && !field
-                .attrs
-                .iter()
-                .any(|a| a.path().is_ident("from") || a.path().is_ident("source"))
+            && !field.attrs.iter().any(is_source_attr)
         {
             cx.error_spanned_by(
                     ident,
