@@ -97,6 +97,27 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `#[disclose(kind = "..")]` | that kind instead of the type's name |
 /// | `#[disclose(transient)]`, `#[disclose(permanent)]` | a fixed retry hint after the kind |
 /// | `#[disclose(fatal)]` | the run ends with `AgentError::ToolFailed`, whatever the failure mode |
+///
+/// What an argument error may hold. Its message is shown to the model in full, so it must be
+/// written from the model's own input. The fields of a `#[disclose(argument)]` variant (or of
+/// a type that is `#[disclose(argument)]` as a whole) are checked at compile time, each with
+/// the error at the field's type:
+///
+/// - no source error: no `#[from]`, `#[source]`, field named `source`, or
+///   `#[error(transparent)]`;
+/// - no field of an error type, whatever it is named and however its type is written (an
+///   alias counts): any `std::error::Error`, `Box<dyn Error>` and `Arc<dyn Error>` with or
+///   without `Send` and `Sync`, and, with `reticent`'s features `anyhow` and `eyre`,
+///   `anyhow::Error` and `eyre::Report`. Its `Display` or `Debug` would put that error's
+///   message (a connection string, a path, SQL) into the model's text;
+/// - no field whose type depends on a type parameter of the error type (`Value(T)`,
+///   `Vec<T>`): the derive cannot check that `T` is never an error type. Use a concrete type
+///   such as `String`; a generic parameter may still be held by a variant that is not an
+///   argument error.
+///
+/// To keep the error that caused an argument error, give it its own variant that is not
+/// `#[disclose(argument)]`, as its source: `Database(#[source] DbError)`. The model then sees
+/// that variant by its kind only, and the caller still has the whole error.
 #[proc_macro_derive(Disclose, attributes(disclose))]
 pub fn derive_disclose(input: TokenStream) -> TokenStream {
     disclose::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()

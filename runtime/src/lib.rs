@@ -102,6 +102,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod agent;
+mod argument_field;
 mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;

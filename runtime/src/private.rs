@@ -12,6 +12,9 @@ use crate::error::{ArgumentError, BoxError, Disclose, Failure, ToolError};
 use crate::render::{MAX_NAME_LEN, bounded};
 use crate::schema::ParametersSchema;
 
+pub use crate::argument_field::{
+    ArgumentField, ArgumentFields, ErrorField, ErrorLikeField, PlainField, argument_field,
+};
 pub use crate::secret::{SecretCannotBeFormatted, SecretCannotBeSerialized};
 pub use futures::future::BoxFuture;
 pub use serde;

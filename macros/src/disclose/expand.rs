@@ -1,8 +1,8 @@
 //! Code generation for `#[derive(Disclose)]`: the `Disclose` impl, and the check that the type
 //! is an error type.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::LitStr;
 
 use super::ast::{Data, Input};
@@ -80,7 +80,58 @@ pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
             }
         }
     });
-    impl_disclose(input, &body, &quote!(#retry_hint #is_fatal))
+    let disclose = impl_disclose(input, &body, &quote!(#retry_hint #is_fatal));
+    let argument_fields = argument_field_checks(input);
+    quote! {
+        #disclose
+
+        #argument_fields
+    }
+}
+
+/// The check that no field an argument message may format is of an error type, one per
+/// field, spanned at its type: see `reticent`'s `argument_field.rs`. The checks live in a
+/// function of a trait impl, never called, which the compiler checks in the type's own
+/// generic context. A field whose type depends on a type parameter is refused by `valid.rs`
+/// instead; it is left out here, so that it is not refused twice.
+pub(crate) fn argument_field_checks(input: &Input<'_>) -> Option<TokenStream> {
+    let checks: Vec<_> = input
+        .argument_fields()
+        .into_iter()
+        .filter(|(_, field)| input.type_param_in(&field.ty).is_none())
+        .map(|(_, field)| {
+            let ty = &field.ty;
+            // The error is reported at the expression passed to `argument_field`: it starts
+            // with a token spanned at the type's first token and ends with one spanned at its
+            // last, so that it underlines the whole type.
+            let (first, last) = first_and_last_span(ty);
+            let mut probe = Group::new(
+                Delimiter::Parenthesis,
+                quote_spanned!(first=> &&&::reticent::__private::ArgumentField::<#ty>::new()),
+            );
+            probe.set_span(first);
+            let mut call = Group::new(Delimiter::Parenthesis, TokenStream::new());
+            call.set_span(last);
+            quote_spanned! {first=>
+                ::reticent::__private::argument_field(#probe.reticent_argument_field #call);
+            }
+        })
+        .collect();
+    if checks.is_empty() {
+        return None;
+    }
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    Some(quote! {
+        #[automatically_derived]
+        impl #impl_generics ::reticent::__private::ArgumentFields for #ident #ty_generics #where_clause {
+            fn check_argument_fields() {
+                #[allow(unused_imports)]
+                use ::reticent::__private::{ErrorField as _, ErrorLikeField as _, PlainField as _};
+                #(#checks)*
+            }
+        }
+    })
 }
 
 /// `impl Disclose` with `body` as `disclosure`'s and the other `methods`, followed by the
@@ -133,4 +184,14 @@ pub(crate) fn impl_disclose(
 
         #check
     }
+}
+
+/// The spans of the first and the last token of `ty`.
+fn first_and_last_span(ty: &syn::Type) -> (Span, Span) {
+    let mut tokens = ty.to_token_stream().into_iter();
+    let first = tokens
+        .next()
+        .map_or_else(Span::call_site, |token| token.span());
+    let last = tokens.last().map_or(first, |token| token.span());
+    (first, last)
 }

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::ast::{Data, Input};
-use super::expand::impl_disclose;
+use super::expand::{argument_field_checks, impl_disclose};
 
 pub(crate) fn derive(error: syn::Error, input: &Input<'_>) -> TokenStream {
     let error = error.to_compile_error();
@@ -14,9 +14,13 @@ pub(crate) fn derive(error: syn::Error, input: &Input<'_>) -> TokenStream {
         return error;
     }
     let stand_in = impl_disclose(input, &quote!(::core::unreachable!()), &TokenStream::new());
+    // Independent of the mistakes: a field of an error type is reported beside them.
+    let argument_fields = argument_field_checks(input);
     quote! {
         #error
 
         #stand_in
+
+        #argument_fields
     }
 }
