@@ -1,18 +1,18 @@
 //! The procedural macros of [reticent](https://docs.rs/reticent): `#[tool]`, `#[tools]` and
 //! `#[derive(Disclose)]`. Use them through the `reticent` crate, which documents them.
 //!
-//! Each macro follows the same three steps: build a model of the input that borrows the
-//! user's tokens (`ast.rs`), check it, collecting every mistake with a span at the offending
-//! tokens (`ctxt.rs`), then expand it (`expand.rs`). When there are mistakes the original item
-//! is still emitted beside the errors, so one mistake does not cascade.
+//! Each macro has a folder (`tool/`, `tools/`, `disclose/`) and follows the same three steps:
+//! parse the input into a model that borrows the user's tokens (`attr.rs`, `ast.rs`), check
+//! it (`valid.rs`), collecting every mistake with a span at the offending tokens (`ctxt.rs`),
+//! then expand it (`expand.rs`). When there are mistakes the original item is still emitted
+//! beside the errors, with stand-ins for what the macro generates (`fallback.rs`), so one
+//! mistake does not cascade. `#[tools]` reuses the phases of `#[tool]` for its methods.
 
 use proc_macro::TokenStream;
 
-mod ast;
-mod attr;
 mod ctxt;
 mod disclose;
-mod expand;
+mod tool;
 mod tools;
 
 /// Turns a function into a tool: the function stays callable as written, and a unit struct
@@ -46,7 +46,7 @@ mod tools;
 /// with the error at your token. Sync functions are tools too.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand::tool(args.into(), input.into()).into()
+    tool::tool(args.into(), input.into()).into()
 }
 
 /// Turns the `#[tool]` methods of an inherent `impl` block into a `reticent::Toolbox`: the
@@ -97,7 +97,28 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `#[disclose(kind = "..")]` | that kind instead of the type's name |
 /// | `#[disclose(transient)]`, `#[disclose(permanent)]` | a fixed retry hint after the kind |
 /// | `#[disclose(fatal)]` | the run ends with `AgentError::ToolFailed`, whatever the failure mode |
+///
+/// What an argument error may hold. Its message is shown to the model in full, so it must be
+/// written from the model's own input. The fields of a `#[disclose(argument)]` variant (or of
+/// a type that is `#[disclose(argument)]` as a whole) are checked at compile time, each with
+/// the error at the field's type:
+///
+/// - no source error: no `#[from]`, `#[source]`, field named `source`, or
+///   `#[error(transparent)]`;
+/// - no field of an error type, whatever it is named and however its type is written (an
+///   alias counts): any `std::error::Error`, `Box<dyn Error>` and `Arc<dyn Error>` with or
+///   without `Send` and `Sync`, and, with `reticent`'s features `anyhow` and `eyre`,
+///   `anyhow::Error` and `eyre::Report`. Its `Display` or `Debug` would put that error's
+///   message (a connection string, a path, SQL) into the model's text;
+/// - no field whose type depends on a type parameter of the error type (`Value(T)`,
+///   `Vec<T>`): the derive cannot check that `T` is never an error type. Use a concrete type
+///   such as `String`; a generic parameter may still be held by a variant that is not an
+///   argument error.
+///
+/// To keep the error that caused an argument error, give it its own variant that is not
+/// `#[disclose(argument)]`, as its source: `Database(#[source] DbError)`. The model then sees
+/// that variant by its kind only, and the caller still has the whole error.
 #[proc_macro_derive(Disclose, attributes(disclose))]
 pub fn derive_disclose(input: TokenStream) -> TokenStream {
-    disclose::derive(syn::parse_macro_input!(input as syn::DeriveInput)).into()
+    disclose::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()
 }

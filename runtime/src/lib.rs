@@ -101,6 +101,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod agent;
+mod argument_field;
 mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;

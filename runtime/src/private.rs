@@ -1,6 +1,9 @@
 //! What the code the macros generate names, re-exported from the modules that own each
 //! concern. Not public API: no stability guarantees. Nothing in the crate imports it.
 
+pub use crate::argument_field::{
+    ArgumentField, ArgumentFields, ErrorField, ErrorLikeField, PlainField, argument_field,
+};
 pub use crate::secret::{SecretCannotBeFormatted, SecretCannotBeSerialized};
 pub use crate::tool::generated::*;
 pub use futures::future::BoxFuture;

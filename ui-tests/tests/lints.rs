@@ -119,11 +119,14 @@ pub enum LedgerError {
 
 /// A generic error.
 #[derive(Debug, thiserror::Error, Disclose)]
-pub enum LookupError<K: std::fmt::Debug> {
+pub enum LookupError<E> {
     /// The model's fault.
     #[error("no record {0}")]
     #[disclose(argument)]
-    NotFound(K),
+    NotFound(u32),
+    /// Not the model's fault.
+    #[error("backend failed")]
+    Backend(#[source] E),
 }
 
 /// A struct error.
@@ -244,7 +247,7 @@ pub fn io(code: u8) -> std::io::Result<u8> {
 
 /// A generic `Disclose` error.
 #[reticent::tool]
-pub fn generic_error(id: u32) -> Result<u32, LookupError<u32>> {
+pub fn generic_error(id: u32) -> Result<u32, LookupError<std::io::Error>> {
     Err(LookupError::NotFound(id))
 }
 

@@ -26,6 +26,42 @@ use std::sync::Arc;
 /// assert_eq!(OrderError::Database("pg://".into()).disclosure(), Disclosure::Kind("OrderError::Database"));
 /// assert_eq!(OrderError::Throttled("x".into()).disclosure(), Disclosure::Kind("RateLimited"));
 /// ```
+/// An argument variant's message is shown to the model in full, so the derive refuses, at
+/// compile time, a field of an argument variant (or of a type that is `#[disclose(argument)]`
+/// as a whole) that is a source error (`#[from]`, `#[source]`, named `source`), whose type is
+/// an error type (anything implementing `std::error::Error`, `Box<dyn Error>` or
+/// `Arc<dyn Error>`, and `anyhow::Error` or `eyre::Report` with the features of those names;
+/// decided from the type, so an alias is refused too), or whose type depends on a type
+/// parameter of the error type, which could be an error type in some use. Keep such an error
+/// as the source of a variant that is not an argument error:
+///
+/// ```compile_fail,E0277
+/// # #[derive(Debug, thiserror::Error)] #[error("connection to db.internal refused")] struct DbError;
+/// #[derive(Debug, thiserror::Error, reticent::Disclose)]
+/// enum CustomerError {
+///     #[error("bad customer reference: {0}")]
+///     #[disclose(argument)]
+///     BadRef(DbError), // error: `DbError` is an error type, and a `#[disclose(argument)]`
+///                      // message is shown to the model in full
+/// }
+/// ```
+///
+/// ```
+/// # #[derive(Debug, thiserror::Error)] #[error("connection to db.internal refused")] struct DbError;
+/// #[derive(Debug, thiserror::Error, reticent::Disclose)]
+/// enum CustomerError {
+///     #[error("no customer {0}; customer ids look like C-1042")]
+///     #[disclose(argument)]
+///     NotFound(String),
+///     #[error("customer database unavailable")]
+///     Database(#[source] DbError), // the model sees `CustomerError::Database`
+/// }
+///
+/// use reticent::{Disclose, Disclosure};
+/// let database = CustomerError::Database(DbError);
+/// assert_eq!(database.disclosure(), Disclosure::Kind("CustomerError::Database"));
+/// assert_eq!(CustomerError::NotFound("C-7".into()).disclosure(), Disclosure::Argument);
+/// ```
 pub trait Disclose: StdError + Send + Sync + 'static {
     /// How this error is shown to the model.
     fn disclosure(&self) -> Disclosure;

@@ -1,135 +1,68 @@
-//! Code generation for `#[tool]`.
+//! Code generation for a tool: the unit struct of a free function and the `Tool` impl that
+//! `#[tool]` and `#[tools]` share.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Ident, ItemFn};
 
-use crate::ast::{Output, Param, Place, ToolFn, span};
-use crate::attr::{parse_tool_options, pascal_case};
-use crate::ctxt::Ctxt;
+use super::ast::{Output, Param, ToolFn, unraw};
 
-/// `#[tool]` on a free function.
-pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let cx = Ctxt::new();
-    let options = parse_tool_options(args, &cx);
-    let mut item: ItemFn = match syn::parse2(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let error = match syn::parse2::<syn::TraitItemFn>(input.clone()) {
-                // A method declared in a trait, with no body to call.
-                Ok(method) => syn::Error::new_spanned(
-                    &method.sig.ident,
-                    "`#[tool]` goes on a function with a body, not on a trait method's declaration; \
-                     to make methods tools, put `#[reticent::tools]` on an impl block of a type and `#[tool]` on each tool method",
-                ),
-                Err(_) => not_this_item(
-                    &input,
-                    "`#[tool]` goes on a function; for methods, put `#[reticent::tools]` on the impl block and `#[tool]` on each tool method",
-                ),
-            };
-            cx.syn_error(error);
-            let error = cx.check().err().map(|e| e.to_compile_error());
-            return quote!(#error #input);
-        }
-    };
-    let param_docs_stripped = strip_param_attrs(&mut item.sig);
-    let tool = ToolFn::from_sig(&param_docs_stripped, &item.attrs, options, Place::Free, &cx);
-    let checked = cx.check();
-    let fn_name = item.sig.ident.to_string();
-    let fn_name = fn_name.trim_start_matches("r#");
-    let struct_ident = format_ident!("{}", pascal_case(fn_name), span = item.sig.ident.span());
+/// `#[tool]` on a free function, without mistakes: the function, its struct and the struct's
+/// `Tool` impl.
+pub(crate) fn free_fn(item: &ItemFn, tool: &ToolFn<'_>) -> TokenStream {
+    let tool_struct = tool_struct(item, tool);
+    let struct_ident = struct_ident(item);
+    let fn_ident = &item.sig.ident;
+    let tool_impl = tool_impl(tool, &quote!(#struct_ident), &quote!(#fn_ident));
+    quote! {
+        #item
+        #tool_struct
+        #tool_impl
+    }
+}
+
+/// The name of a free function's tool struct: the function's name in PascalCase, spanned at
+/// the function's name.
+pub(crate) fn struct_ident(item: &ItemFn) -> Ident {
+    let ident = &item.sig.ident;
+    format_ident!("{}", pascal_case(&unraw(ident)), span = ident.span())
+}
+
+/// The unit struct of a free function's tool, with the function's visibility.
+pub(crate) fn tool_struct(item: &ItemFn, tool: &ToolFn<'_>) -> TokenStream {
+    let struct_ident = struct_ident(item);
     let vis = &item.vis;
     let doc = format!(
         " The tool [`{name}`](fn@{fn_name}): implements [`reticent::Tool`](::reticent::Tool).",
         name = tool.name,
+        fn_name = unraw(&item.sig.ident),
     );
-    let tool_struct = quote! {
+    quote! {
         #[doc = #doc]
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #struct_ident;
-    };
-    match checked {
-        Ok(()) => {
-            let fn_ident = &item.sig.ident;
-            let tool_impl = tool_impl(&tool, &quote!(#struct_ident), &quote!(#fn_ident));
-            quote! {
-                #item
-                #tool_struct
-                #tool_impl
-            }
-        }
-        // A `self` parameter means the function is a method in an impl block, where no
-        // struct can be declared: emit the method alone.
-        Err(error) if item.sig.receiver().is_some() => {
-            let error = error.to_compile_error();
-            quote!(#error #item)
-        }
-        Err(error) => {
-            // Emit the function, the struct and a stand-in `Tool` impl anyway, so uses of
-            // either elsewhere do not add errors of their own.
-            let error = error.to_compile_error();
-            quote! {
-                #error
-                #item
-                #tool_struct
-
-                #[automatically_derived]
-                impl ::reticent::Tool for #struct_ident {
-                    fn definition(&self) -> &::reticent::ToolDefinition {
-                        ::core::unreachable!()
-                    }
-
-                    fn call(
-                        &self,
-                        _: ::reticent::__private::serde_json::Value,
-                        _: ::reticent::ToolContext,
-                    ) -> ::reticent::ToolFuture<'_> {
-                        ::core::unreachable!()
-                    }
-                }
-            }
-        }
     }
 }
 
-/// The error for a macro put on the wrong kind of item, spanning the item's keyword (`struct`,
-/// `impl`, ...) rather than the attribute.
-pub(crate) fn not_this_item(input: &TokenStream, message: &str) -> syn::Error {
-    use syn::Item;
-    let Ok(item) = syn::parse2::<Item>(input.clone()) else {
-        return syn::Error::new_spanned(input, message);
-    };
-    let keyword: &dyn quote::ToTokens = match &item {
-        Item::Const(i) => &i.const_token,
-        Item::Enum(i) => &i.enum_token,
-        Item::ExternCrate(i) => &i.extern_token,
-        Item::ForeignMod(i) => &i.abi,
-        Item::Fn(i) => &i.sig.fn_token,
-        Item::Impl(i) => &i.impl_token,
-        Item::Macro(i) => &i.mac.path,
-        Item::Mod(i) => &i.mod_token,
-        Item::Static(i) => &i.static_token,
-        Item::Struct(i) => &i.struct_token,
-        Item::Trait(i) => &i.trait_token,
-        Item::TraitAlias(i) => &i.trait_token,
-        Item::Type(i) => &i.type_token,
-        Item::Union(i) => &i.union_token,
-        Item::Use(i) => &i.use_token,
-        _ => &item,
-    };
-    syn::Error::new_spanned(keyword, message)
-}
-
-/// Removes the attributes on parameters (their doc comments become schema descriptions) and
-/// returns the signature as written, for the model; `sig` is left without them.
-pub(crate) fn strip_param_attrs(sig: &mut syn::Signature) -> syn::Signature {
-    let written = sig.clone();
-    for input in &mut sig.inputs {
-        if let syn::FnArg::Typed(pat_type) = input {
-            pat_type.attrs.retain(|attr| !attr.path().is_ident("doc"));
+/// `lookup_order` → `LookupOrder`.
+pub(crate) fn pascal_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = true;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
         }
     }
-    written
+    if out.is_empty() {
+        out.push_str("Tool");
+    }
+    out
 }
 
 /// The `impl Tool for #self_ty` block; `callee` is the path to the function, or
@@ -140,7 +73,7 @@ pub(crate) fn tool_impl(
     callee: &TokenStream,
 ) -> TokenStream {
     let name = &tool.name;
-    let description = &tool.description;
+    let description = tool.description.as_deref().unwrap_or_default();
     let options = &tool.options;
     let (read_only, destructive, idempotent, open_world) = (
         options.read_only,
@@ -148,13 +81,13 @@ pub(crate) fn tool_impl(
         options.idempotent,
         options.open_world,
     );
-    let describe = tool.args().map(|(_, arg_name, ty, optional, doc)| {
-        let doc = match doc {
+    let describe = tool.args().map(|arg| {
+        let doc = match &arg.doc {
             Some(doc) => quote!(::core::option::Option::Some(#doc)),
             None => quote!(::core::option::Option::None),
         };
-        let required = !optional;
-        quote_spanned! {span(ty)=>
+        let (ty, arg_name, required) = (arg.ty, &arg.name, !arg.optional);
+        quote_spanned! {ty.span()=>
             <#ty as ::reticent::__private::ToolParamSchema>::describe(&mut __schema, #arg_name, #doc, #required);
         }
     });
@@ -256,11 +189,11 @@ fn decode_value(tool: &ToolFn<'_>) -> TokenStream {
     let slots: Vec<Ident> = (0..args.len())
         .map(|i| format_ident!("__arg{}", i))
         .collect();
-    let names: Vec<&str> = args.iter().map(|(_, name, ..)| *name).collect();
+    let names: Vec<&str> = args.iter().map(|arg| arg.name.as_str()).collect();
 
-    let decode = args.iter().zip(&slots).map(|((ident, name, ty, optional, _), slot)| {
-        let required = !optional;
-        quote_spanned! {span(ty)=>
+    let decode = args.iter().zip(&slots).map(|(arg, slot)| {
+        let (ident, name, ty, required) = (arg.ident, &arg.name, arg.ty, !arg.optional);
+        quote_spanned! {ty.span()=>
             let #ident = match <#ty as ::reticent::__private::ToolParam>::decode(#slot, #name, #required, __integral_floats) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
@@ -300,11 +233,11 @@ fn decode_value(tool: &ToolFn<'_>) -> TokenStream {
 /// is wrong.
 fn decode_text(tool: &ToolFn<'_>) -> TokenStream {
     let args: Vec<_> = tool.args().collect();
-    let names: Vec<&str> = args.iter().map(|(_, name, ..)| *name).collect();
+    let names: Vec<&str> = args.iter().map(|arg| arg.name.as_str()).collect();
     let slots: Vec<Ident> = (0..args.len())
         .map(|i| format_ident!("__arg{}", i))
         .collect();
-    let types: Vec<_> = args.iter().map(|(_, _, ty, ..)| *ty).collect();
+    let types: Vec<_> = args.iter().map(|arg| arg.ty).collect();
     let fallback = quote! {
         return ::reticent::__private::call_parsed(self, __text, __cx)
     };
@@ -313,7 +246,7 @@ fn decode_text(tool: &ToolFn<'_>) -> TokenStream {
         .zip(&types)
         .enumerate()
         .map(|(index, (slot, ty))| {
-            let next = quote_spanned! {span(ty)=>
+            let next = quote_spanned! {ty.span()=>
                 <#ty as ::reticent::__private::ToolParam>::next_value(&mut __map)
             };
             quote! {
@@ -322,9 +255,10 @@ fn decode_text(tool: &ToolFn<'_>) -> TokenStream {
                 }
             }
         });
-    let take = args.iter().zip(&slots).map(|((ident, name, ty, optional, _), slot)| {
-        let absent = if *optional {
-            quote_spanned! {span(ty)=>
+    let take = args.iter().zip(&slots).map(|(arg, slot)| {
+        let (ident, name, ty) = (arg.ident, &arg.name, arg.ty);
+        let absent = if arg.optional {
+            quote_spanned! {ty.span()=>
                 match <#ty as ::reticent::__private::ToolParam>::decode(::core::option::Option::None, #name, false, false) {
                     ::core::result::Result::Ok(value) => value,
                     ::core::result::Result::Err(_) => #fallback,
@@ -377,10 +311,15 @@ fn decode_text(tool: &ToolFn<'_>) -> TokenStream {
 /// The end of `call` and `call_text`: call `callee` with the decoded arguments and classify
 /// the result.
 fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
-    let call_args = tool.params.iter().map(|param| match param {
-        Param::Arg { ident, .. } => quote!(#ident),
-        Param::Context { by_ref: true } => quote!(&__cx),
-        Param::Context { by_ref: false } => quote!(::core::clone::Clone::clone(&__cx)),
+    // A receiver is the callee's (`self.0.method`); a pattern is a mistake, never expanded.
+    let call_args = tool.params.iter().filter_map(|param| match param {
+        Param::Arg(arg) => {
+            let ident = arg.ident;
+            Some(quote!(#ident))
+        }
+        Param::Context { by_ref: true, .. } => Some(quote!(&__cx)),
+        Param::Context { by_ref: false, .. } => Some(quote!(::core::clone::Clone::clone(&__cx))),
+        Param::Receiver(_) | Param::Pattern(_) => None,
     });
     let await_ = tool.sig.asyncness.map(|_| quote!(.await));
     let call = quote!(#callee(#(#call_args),*) #await_);
@@ -392,16 +331,16 @@ fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
         },
         Output::Value(ty) => {
             let encode =
-                quote_spanned!(span(ty)=> ::reticent::__private::ToolOutput::encode(&__output));
+                quote_spanned!(ty.span()=> ::reticent::__private::ToolOutput::encode(&__output));
             quote! {
                 let __output = #call;
                 #encode
             }
         }
         Output::Result { ty, ok, err } => {
-            let into = quote_spanned!(span(ty)=> ::reticent::__private::IntoToolResult::into_tool_result(__returned));
-            let ok_span = ok.map_or_else(|| span(ty), span);
-            let err_span = err.map_or_else(|| span(ty), span);
+            let into = quote_spanned!(ty.span()=> ::reticent::__private::IntoToolResult::into_tool_result(__returned));
+            let ok_span = ok.map_or_else(|| ty.span(), Spanned::span);
+            let err_span = err.map_or_else(|| ty.span(), Spanned::span);
             let encode =
                 quote_spanned!(ok_span=> ::reticent::__private::ToolOutput::encode(&__output));
             let classify = quote_spanned! {err_span=>
@@ -419,5 +358,16 @@ fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pascal_case;
+
+    #[test]
+    fn struct_names() {
+        assert_eq!(pascal_case("lookup_order"), "LookupOrder");
+        assert_eq!(pascal_case("a"), "A");
     }
 }

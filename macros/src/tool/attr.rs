@@ -1,11 +1,11 @@
-//! The options of `#[tool(..)]`, collected into a config whose setters refuse duplicates, then
-//! checked together.
+//! The attributes of a tool function: the options of `#[tool(..)]`, collected into a config
+//! whose setters refuse duplicates, then checked together; and the doc comments.
 
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitBool, LitStr};
 
-use crate::ctxt::Ctxt;
+use crate::ctxt::{Ctxt, skip_value};
 
 /// The option names, in the order the help text lists them.
 pub(crate) const OPTIONS: &[&str] = &[
@@ -170,21 +170,6 @@ fn unknown_option_message(got: &str) -> String {
     format!("unknown `#[tool]` option `{got}`; the options are {list}")
 }
 
-/// After a mistake in one option, skips the rest of it (up to the next top-level `,`), so
-/// the options after it are still read and the mistake is reported once.
-pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) {
-    let _ = meta.input.step(|cursor| {
-        let mut rest = *cursor;
-        while let Some((tt, next)) = rest.token_tree() {
-            if matches!(&tt, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',') {
-                break;
-            }
-            rest = next;
-        }
-        Ok(((), rest))
-    });
-}
-
 /// Parses the arguments of `#[tool(..)]`, recording every mistake in `cx`.
 pub(crate) fn parse_tool_options(args: TokenStream, cx: &Ctxt) -> ToolOptions {
     let mut config = Config::default();
@@ -286,26 +271,6 @@ pub(crate) fn parse_duration_ms(text: &str) -> Result<u64, String> {
     Ok(total)
 }
 
-/// `lookup_order` → `LookupOrder`.
-pub(crate) fn pascal_case(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut upper = true;
-    for c in name.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    if out.is_empty() {
-        out.push_str("Tool");
-    }
-    out
-}
-
 /// The text of the `#[doc]` attributes, with the one leading space of `///` removed; `None`
 /// when there are none or they are blank.
 pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
@@ -353,8 +318,6 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(pascal_case("lookup_order"), "LookupOrder");
-        assert_eq!(pascal_case("a"), "A");
         assert!(check_tool_name("get-weather_2").is_ok());
         assert!(check_tool_name("get weather").is_err());
         assert!(check_tool_name(&"x".repeat(65)).is_err());

@@ -1,0 +1,217 @@
+//! The model of a tool function. It borrows the user's syntax, so every later error can
+//! point at the user's tokens, and it holds what was written even where it is a mistake:
+//! `valid.rs` refuses those.
+
+use syn::{
+    FnArg, GenericArgument, Ident, Pat, PatType, PathArguments, Receiver, ReturnType, Signature,
+    Type,
+};
+
+use super::attr::{ToolOptions, doc_text};
+
+/// Where the tool function lives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// A free function under `#[tool]`.
+    Free,
+    /// A method in a `#[tools]` impl block.
+    Method,
+}
+
+/// A tool function.
+pub(crate) struct ToolFn<'a> {
+    pub(crate) sig: &'a Signature,
+    pub(crate) place: Place,
+    /// The tool's name: the `name` option, or the function's name without `r#`.
+    pub(crate) name: String,
+    /// The span to point at for errors about the name.
+    pub(crate) name_span: proc_macro2::Span,
+    /// The `description` option, or the doc comment.
+    pub(crate) description: Option<String>,
+    pub(crate) params: Vec<Param<'a>>,
+    pub(crate) output: Output<'a>,
+    pub(crate) options: ToolOptions,
+}
+
+/// One parameter of a tool function, in the order written.
+pub(crate) enum Param<'a> {
+    /// `self` in some form.
+    Receiver(&'a Receiver),
+    /// A model argument.
+    Arg(Arg<'a>),
+    /// The injected `ToolContext`, by reference or by value.
+    Context { param: &'a PatType, by_ref: bool },
+    /// A parameter that is not a plain name, which cannot be named in the schema.
+    Pattern(&'a Pat),
+}
+
+/// A model argument: a parameter the schema describes and the call decodes.
+pub(crate) struct Arg<'a> {
+    pub(crate) ident: &'a Ident,
+    /// The argument's name in the schema (the identifier without `r#`).
+    pub(crate) name: String,
+    pub(crate) ty: &'a Type,
+    /// Whether the argument may be absent (`Option<T>`).
+    pub(crate) optional: bool,
+    /// The parameter's doc comment: its description in the schema.
+    pub(crate) doc: Option<String>,
+}
+
+/// What a tool function returns.
+pub(crate) enum Output<'a> {
+    /// Nothing (`()`).
+    Unit,
+    /// A value that cannot fail.
+    Value(&'a Type),
+    /// A `Result`; `ok` and `err` are the written type arguments, where written.
+    Result {
+        ty: &'a Type,
+        ok: Option<&'a Type>,
+        err: Option<&'a Type>,
+    },
+}
+
+impl<'a> ToolFn<'a> {
+    /// The model of the function with signature `sig` (its parameters' attributes as written)
+    /// and attributes `attrs`.
+    pub(crate) fn from_sig(
+        sig: &'a Signature,
+        attrs: &'a [syn::Attribute],
+        options: ToolOptions,
+        place: Place,
+    ) -> Self {
+        let (name, name_span) = match &options.name {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (unraw(&sig.ident), sig.ident.span()),
+        };
+        let description = match &options.description {
+            Some(lit) => Some(lit.value()),
+            None => doc_text(attrs),
+        };
+        let params = sig.inputs.iter().map(Param::from_syn).collect();
+        let output = match &sig.output {
+            ReturnType::Default => Output::Unit,
+            ReturnType::Type(_, ty) => match result_args(ty) {
+                Some((ok, err)) => Output::Result { ty, ok, err },
+                None if is_unit(ty) => Output::Unit,
+                None => Output::Value(ty),
+            },
+        };
+        Self {
+            sig,
+            place,
+            name,
+            name_span,
+            description,
+            params,
+            output,
+            options,
+        }
+    }
+
+    /// The model arguments, in order.
+    pub(crate) fn args(&self) -> impl Iterator<Item = &Arg<'a>> + '_ {
+        self.params.iter().filter_map(|param| match param {
+            Param::Arg(arg) => Some(arg),
+            _ => None,
+        })
+    }
+}
+
+impl<'a> Param<'a> {
+    fn from_syn(input: &'a FnArg) -> Self {
+        let param = match input {
+            FnArg::Receiver(receiver) => return Self::Receiver(receiver),
+            FnArg::Typed(param) => param,
+        };
+        if let Some(by_ref) = context_param(&param.ty) {
+            return Self::Context { param, by_ref };
+        }
+        match &*param.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Self::Arg(Arg {
+                ident: &pat.ident,
+                name: unraw(&pat.ident),
+                ty: &param.ty,
+                optional: is_option(&param.ty),
+                doc: doc_text(&param.attrs),
+            }),
+            other => Self::Pattern(other),
+        }
+    }
+}
+
+/// Removes the attributes on parameters (their doc comments become schema descriptions) and
+/// returns the signature as written, for the model; `sig` is left without them.
+pub(crate) fn strip_param_attrs(sig: &mut Signature) -> Signature {
+    let written = sig.clone();
+    for input in &mut sig.inputs {
+        if let FnArg::Typed(pat_type) = input {
+            pat_type.attrs.retain(|attr| !attr.path().is_ident("doc"));
+        }
+    }
+    written
+}
+
+/// An identifier as a name, without `r#`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#").unwrap_or(&name).to_owned()
+}
+
+/// `Some(by_ref)` when the type is `ToolContext`, `&ToolContext` (or `&mut ToolContext`, a
+/// mistake).
+fn context_param(ty: &Type) -> Option<bool> {
+    match ty {
+        Type::Reference(r) if is_context(&r.elem) => Some(true),
+        ty if is_context(ty) => Some(false),
+        _ => None,
+    }
+}
+
+fn is_context(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "ToolContext" && s.arguments.is_none()))
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+fn type_args(segment: &syn::PathSegment) -> Vec<&Type> {
+    match &segment.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `Option<T>`: an optional parameter.
+fn is_option(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|s| s.ident == "Option" && type_args(s).len() == 1)
+}
+
+fn is_unit(ty: &Type) -> bool {
+    matches!(ty, Type::Tuple(t) if t.elems.is_empty())
+}
+
+/// For a type whose last segment is `Result`: its written `T` and `E`.
+#[allow(clippy::type_complexity)]
+fn result_args(ty: &Type) -> Option<(Option<&Type>, Option<&Type>)> {
+    let segment = last_segment(ty)?;
+    if segment.ident != "Result" {
+        return None;
+    }
+    let args = type_args(segment);
+    Some((args.first().copied(), args.get(1).copied()))
+}
