@@ -6,7 +6,7 @@ mod provider_support;
 
 use std::time::{Duration, Instant};
 
-use provider_support::{Reply, TestServer, fixture, fixture_json};
+use provider_support::{Reply, TestServer, fixture, fixture_json, retry_after};
 use reticent::providers::openai::OpenAi;
 use reticent::{
     Agent, AgentError, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition,
@@ -349,6 +349,17 @@ async fn retry_after_beyond_the_max_delay_returns_the_error_at_once() {
     assert!(error.is_retryable());
     assert!(error.message().contains("Rate limit reached"), "{error}");
     assert_eq!(server.received().len(), 1);
+}
+
+#[tokio::test]
+async fn an_absurd_retry_after_on_a_success_is_ignored() {
+    retry_after::absurd_on_success(model, || Reply::json(fixture("openai/response_text.json")))
+        .await;
+}
+
+#[tokio::test]
+async fn an_absurd_retry_after_on_a_429_returns_the_error_at_once() {
+    retry_after::absurd_on_429(model, rate_limited, "Rate limit reached").await;
 }
 
 #[tokio::test]

@@ -166,8 +166,10 @@ impl Transport {
                     .retry_delay
                     .saturating_mul(factor)
                     .min(self.max_retry_delay);
-                // equal jitter: between half and all of the delay, so clients spread out
-                Some(full.mul_f64(0.5 + 0.5 * random_unit()))
+                // equal jitter: between half and all of the delay, so clients spread out;
+                // `half.mul_f64` of a number below 1 stays below `half`, so no overflow
+                let half = full / 2;
+                Some(half.saturating_add(half.mul_f64(random_unit())))
             }
         }
     }
@@ -286,8 +288,16 @@ pub(crate) fn unreadable(what: &str, error: serde_json::Error) -> ModelError {
     }
 }
 
-/// `retry-after-ms` (OpenAI) or `retry-after` in seconds. An HTTP date is not understood and
-/// falls back to the backoff.
+/// `retry-after-ms` (OpenAI) or `retry-after` in seconds, read from the network and so
+/// bounded before use:
+///
+/// - a number too large for a [`Duration`] (`1e20`, `18446744073709551616`) is read as
+///   [`Duration::MAX`]: the server asks for a longer wait than any `max_retry_delay`, so the
+///   request is not retried and its error is returned at once;
+/// - a negative, infinite or not-a-number value, an HTTP date and anything else that is not a
+///   number are ignored: the retry waits the backoff.
+///
+/// Never panics, whatever the header holds, on any status.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let number = |name: &str| {
         headers
@@ -299,10 +309,11 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
             .ok()
             .filter(|n| n.is_finite() && *n >= 0.0)
     };
-    if let Some(ms) = number("retry-after-ms") {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
-    }
-    number("retry-after").map(Duration::from_secs_f64)
+    let seconds = number("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| number("retry-after"))?;
+    // finite and not negative, so the only failure left is a value too large to represent
+    Some(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 /// Replaces the API key wherever a provider echoed it back.
@@ -465,3 +476,78 @@ macro_rules! transport_setters {
     };
 }
 pub(crate) use transport_setters;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_milliseconds() {
+        let wait = |pairs| retry_after(&headers(pairs));
+        assert_eq!(wait(&[("retry-after", "2")]), Some(Duration::from_secs(2)));
+        assert_eq!(
+            wait(&[("retry-after", " 1.5 ")]),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            wait(&[("retry-after-ms", "300"), ("retry-after", "1")]),
+            Some(Duration::from_millis(300))
+        );
+        assert_eq!(wait(&[]), None);
+    }
+
+    #[test]
+    fn retry_after_too_large_to_represent_is_the_longest_wait() {
+        for (name, value) in [
+            ("retry-after", "1e20"),
+            ("retry-after", "18446744073709551616"),
+            ("retry-after", "1e308"),
+            ("retry-after-ms", "1e30"),
+        ] {
+            let wait = retry_after(&headers(&[(name, value)]));
+            assert_eq!(wait, Some(Duration::MAX), "{name}: {value}");
+        }
+    }
+
+    #[test]
+    fn retry_after_that_is_not_a_wait_is_ignored() {
+        for value in [
+            "-1",
+            "NaN",
+            "inf",
+            "-inf",
+            "",
+            "soon",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+        ] {
+            for name in ["retry-after", "retry-after-ms"] {
+                assert_eq!(
+                    retry_after(&headers(&[(name, value)])),
+                    None,
+                    "{name}: {value}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_absurd_wait_is_never_retried_and_no_delay_overflows() {
+        let transport = Transport::new();
+        assert_eq!(transport.delay(0, Some(Duration::MAX)), None);
+        let mut extreme = Transport::new();
+        extreme.retry_delay = Duration::MAX;
+        extreme.max_retry_delay = Duration::MAX;
+        for retries in [0, 1, 63, 64, u32::MAX] {
+            let delay = extreme.delay(retries, None).unwrap();
+            assert!(delay >= Duration::MAX / 2, "{delay:?}");
+        }
+    }
+}

@@ -32,9 +32,10 @@
 //!
 //! Both providers send the request once per turn and retry `408`, `429`, `5xx`, timeouts and
 //! connection failures with exponential backoff and jitter, waiting what `retry-after` (or
-//! `retry-after-ms`) asks for. A failure that outlasts the retries reaches the caller as a
-//! [`ModelError`](crate::ModelError) with the HTTP status and the provider's own message; it
-//! never reaches the model. API keys are held in a [`Secret`](crate::Secret): they are not
+//! `retry-after-ms`) asks for; a wait too large to represent counts as longer than
+//! `max_retry_delay` (not retried), and a value that is not a wait is ignored. A failure that
+//! outlasts the retries reaches the caller as a [`ModelError`](crate::ModelError) with the
+//! HTTP status and the provider's own message; it never reaches the model. API keys are held in a [`Secret`](crate::Secret): they are not
 //! in `Debug` output, not in logs and not in errors.
 //!
 //! # Choosing a model from the environment

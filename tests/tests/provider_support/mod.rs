@@ -2,6 +2,8 @@
 //! with the next scripted reply and records every request it received.
 #![allow(dead_code)]
 
+pub mod retry_after;
+
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
