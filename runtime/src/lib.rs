@@ -126,8 +126,8 @@ pub use agent::{
     ToolFailureMode, ToolFailureOptions, ToolPanicked, ToolStats, ToolTimedOut, UnknownTool, kinds,
 };
 pub use model::{
-    Message, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, ToolCall, ToolResult,
-    Usage,
+    Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ScriptedModel, ToolCall,
+    ToolResult, Usage,
 };
 pub use trajectory::{ReplayModel, Trajectory};
 
