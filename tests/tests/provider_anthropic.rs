@@ -6,21 +6,13 @@ mod provider_support;
 
 use std::time::{Duration, Instant};
 
-use provider_support::{Reply, TestServer, fixture, fixture_json, retry_after};
-use reticent::providers::anthropic::Anthropic;
+use provider_support::{
+    ANTHROPIC_KEY as KEY, Reply, TestServer, anthropic as model, fixture, fixture_json, retry_after,
+};
 use reticent::{
     Agent, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition, ToolResult, Usage,
 };
 use serde_json::json;
-
-const KEY: &str = "sk-ant-api03-test-9c8b7a6f5e4d";
-
-fn model(server: &TestServer) -> Anthropic {
-    Anthropic::new(KEY, "claude-sonnet-4-5")
-        .base_url(&server.url)
-        .retry_delay(Duration::from_millis(10))
-        .timeout(Duration::from_secs(10))
-}
 
 fn request() -> ModelRequest {
     ModelRequest {

@@ -6,22 +6,15 @@ mod provider_support;
 
 use std::time::{Duration, Instant};
 
-use provider_support::{Reply, TestServer, fixture, fixture_json, retry_after};
+use provider_support::{
+    OPENAI_KEY as KEY, Reply, TestServer, fixture, fixture_json, openai as model, retry_after,
+};
 use reticent::providers::openai::OpenAi;
 use reticent::{
     Agent, AgentError, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition,
     ToolResult, Usage,
 };
 use serde_json::json;
-
-const KEY: &str = "sk-test-4f9a1c0b8e7d6a5f";
-
-fn model(server: &TestServer) -> OpenAi {
-    OpenAi::new(KEY, "gpt-4o-mini")
-        .base_url(format!("{}/v1", server.url))
-        .retry_delay(Duration::from_millis(10))
-        .timeout(Duration::from_secs(10))
-}
 
 fn request() -> ModelRequest {
     ModelRequest {

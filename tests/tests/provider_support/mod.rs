@@ -8,8 +8,32 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use reticent::providers::anthropic::Anthropic;
+use reticent::providers::openai::OpenAi;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+
+/// The OpenAI API key of the tests.
+pub const OPENAI_KEY: &str = "sk-test-4f9a1c0b8e7d6a5f";
+
+/// The Anthropic API key of the tests.
+pub const ANTHROPIC_KEY: &str = "sk-ant-api03-test-9c8b7a6f5e4d";
+
+/// `OpenAi` at `server`, retrying quickly.
+pub fn openai(server: &TestServer) -> OpenAi {
+    OpenAi::new(OPENAI_KEY, "gpt-4o-mini")
+        .base_url(format!("{}/v1", server.url))
+        .retry_delay(Duration::from_millis(10))
+        .timeout(Duration::from_secs(10))
+}
+
+/// `Anthropic` at `server`, retrying quickly.
+pub fn anthropic(server: &TestServer) -> Anthropic {
+    Anthropic::new(ANTHROPIC_KEY, "claude-sonnet-4-5")
+        .base_url(&server.url)
+        .retry_delay(Duration::from_millis(10))
+        .timeout(Duration::from_secs(10))
+}
 
 /// One reply of the script.
 #[derive(Clone, Debug)]
