@@ -125,8 +125,8 @@ pub use agent::{
     ToolFailureOptions, ToolStats, ToolsDisabled,
 };
 pub use model::{
-    Message, Model, ModelError, ModelRequest, ModelResponse, ReplayModel, SchemaDialect,
-    SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
+    Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,
+    SchemaDialect, SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
 };
 
 pub use reticent_macros::{Disclose, tool, tools};

@@ -6,21 +6,13 @@ mod provider_support;
 
 use std::time::{Duration, Instant};
 
-use provider_support::{Reply, TestServer, fixture, fixture_json};
-use reticent::providers::anthropic::Anthropic;
+use provider_support::{
+    ANTHROPIC_KEY as KEY, Reply, TestServer, anthropic as model, fixture, fixture_json, retry_after,
+};
 use reticent::{
     Agent, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition, ToolResult, Usage,
 };
 use serde_json::json;
-
-const KEY: &str = "sk-ant-api03-test-9c8b7a6f5e4d";
-
-fn model(server: &TestServer) -> Anthropic {
-    Anthropic::new(KEY, "claude-sonnet-4-5")
-        .base_url(&server.url)
-        .retry_delay(Duration::from_millis(10))
-        .timeout(Duration::from_secs(10))
-}
 
 fn request() -> ModelRequest {
     ModelRequest {
@@ -293,6 +285,24 @@ async fn retries_429_after_the_retry_after_delay() {
         start.elapsed()
     );
     assert_eq!(server.received().len(), 2);
+}
+
+#[tokio::test]
+async fn an_absurd_retry_after_on_a_success_is_ignored() {
+    retry_after::absurd_on_success(model, || {
+        Reply::json(fixture("anthropic/response_text.json"))
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_absurd_retry_after_on_a_429_returns_the_error_at_once() {
+    retry_after::absurd_on_429(
+        model,
+        || Reply::status(429, fixture("anthropic/error_rate_limit.json")),
+        "rate_limit_error: This request would exceed",
+    )
+    .await;
 }
 
 #[tokio::test]

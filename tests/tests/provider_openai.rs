@@ -6,22 +6,15 @@ mod provider_support;
 
 use std::time::{Duration, Instant};
 
-use provider_support::{Reply, TestServer, fixture, fixture_json};
+use provider_support::{
+    OPENAI_KEY as KEY, Reply, TestServer, fixture, fixture_json, openai as model, retry_after,
+};
 use reticent::providers::openai::OpenAi;
 use reticent::{
     Agent, AgentError, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition,
     ToolResult, Usage,
 };
 use serde_json::json;
-
-const KEY: &str = "sk-test-4f9a1c0b8e7d6a5f";
-
-fn model(server: &TestServer) -> OpenAi {
-    OpenAi::new(KEY, "gpt-4o-mini")
-        .base_url(format!("{}/v1", server.url))
-        .retry_delay(Duration::from_millis(10))
-        .timeout(Duration::from_secs(10))
-}
 
 fn request() -> ModelRequest {
     ModelRequest {
@@ -347,6 +340,17 @@ async fn retry_after_beyond_the_max_delay_returns_the_error_at_once() {
     assert!(error.is_retryable());
     assert!(error.message().contains("Rate limit reached"), "{error}");
     assert_eq!(server.received().len(), 1);
+}
+
+#[tokio::test]
+async fn an_absurd_retry_after_on_a_success_is_ignored() {
+    retry_after::absurd_on_success(model, || Reply::json(fixture("openai/response_text.json")))
+        .await;
+}
+
+#[tokio::test]
+async fn an_absurd_retry_after_on_a_429_returns_the_error_at_once() {
+    retry_after::absurd_on_429(model, rate_limited, "Rate limit reached").await;
 }
 
 #[tokio::test]
