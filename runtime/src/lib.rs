@@ -103,6 +103,8 @@
 
 mod agent;
 mod error;
+#[cfg(feature = "__http")]
+mod http_client;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod model;
