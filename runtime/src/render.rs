@@ -57,7 +57,7 @@ pub(crate) fn tool_error(tool: &str, error: &ToolError, include_error_message: b
             if let Some(hint) = failure.hint() {
                 let _ = write!(text, " ({})", hint.text());
             }
-            if include_error_message {
+            if include_error_message || failure.shows_message() {
                 let message = display(&**failure.error());
                 let _ = write!(text, ": {}", bounded(&message, MAX_MESSAGE_LEN));
             }

@@ -255,6 +255,7 @@ fn tool_error(include_error_message: bool, tool: &str, error: ToolError) -> Outc
     let (error, effect, message_shown): (Arc<dyn StdError + Send + Sync>, _, _) = match error {
         ToolError::Argument(error) => (Arc::new(error), EffectOutcome::Failed, false),
         ToolError::Failed(failure) => {
+            let message_shown = include_error_message || failure.shows_message();
             let error = failure.into_error();
             // The tool returned `Ok`: whatever it did, it did.
             let effect = if error.is::<OutputError>() {
@@ -262,7 +263,7 @@ fn tool_error(include_error_message: bool, tool: &str, error: ToolError) -> Outc
             } else {
                 EffectOutcome::Failed
             };
-            (error, effect, include_error_message)
+            (error, effect, message_shown)
         }
     };
     Outcome::Failure {
