@@ -189,6 +189,13 @@ impl AgentBuilder {
         self
     }
 
+    /// Adds shared tools, such as an MCP server's (`.tools(client.tools().await?)` with
+    /// `reticent::mcp::McpClient`).
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
     /// What a failed tool call does to the run. Default: [`ToolFailureMode::ReportToModel`].
     pub fn failure_mode(mut self, mode: ToolFailureMode) -> Self {
         self.failure_mode = mode;
