@@ -257,9 +257,11 @@ fn tool_error(include_error_message: bool, tool: &str, error: ToolError) -> Outc
         ToolError::Failed(failure) => {
             let message_shown = include_error_message || failure.shows_message();
             let error = failure.into_error();
-            // The tool returned `Ok`: whatever it did, it did.
             let effect = if error.is::<OutputError>() {
+                // The tool returned `Ok`: whatever it did, it did.
                 EffectOutcome::Applied
+            } else if effect_unknown(&*error) {
+                EffectOutcome::Unknown
             } else {
                 EffectOutcome::Failed
             };
@@ -274,6 +276,22 @@ fn tool_error(include_error_message: bool, tool: &str, error: ToolError) -> Outc
         effect,
         message_shown,
         text,
+    }
+}
+
+/// Whether a failure left the call's effect unknown: an MCP server that went away or a call
+/// abandoned while the server had it.
+fn effect_unknown(error: &(dyn StdError + Send + Sync + 'static)) -> bool {
+    #[cfg(feature = "mcp-client")]
+    {
+        error
+            .downcast_ref::<crate::mcp::McpCallError>()
+            .is_some_and(crate::mcp::McpCallError::effect_unknown)
+    }
+    #[cfg(not(feature = "mcp-client"))]
+    {
+        let _ = error;
+        false
     }
 }
 

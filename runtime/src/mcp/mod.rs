@@ -71,6 +71,8 @@
 //! [`rmcp`] is re-exported so its types match the version reticent was built with.
 
 mod builder;
+#[cfg(feature = "mcp-client")]
+mod client;
 mod definition;
 mod handler;
 mod transport;
@@ -81,6 +83,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use builder::McpServerBuilder;
+#[cfg(feature = "mcp-client")]
+pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
 pub use transport::ServeError;
 
