@@ -1,7 +1,10 @@
 //! Helpers shared by the `mcp_*` tests: an rmcp client connected to a server over an in-memory
-//! duplex that keeps every byte the client received, and a failure hook that collects. Spans
-//! are recorded with `agent_support::capture_spans`.
+//! duplex that keeps every byte the client received, a failure hook that collects, and the
+//! MCP Python SDK's virtual environment ([`python`]). Spans are recorded with
+//! `agent_support::capture_spans`.
 #![allow(dead_code)]
+
+pub mod python;
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
