@@ -90,7 +90,8 @@
 //!   ledger and the [`Trajectory`]).
 //! - [`ScriptedModel`] and [`ReplayModel`]: offline models for examples and tests.
 //! - [`providers`] (features `openai`, `anthropic`): real models over HTTP.
-//! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules.
+//! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules;
+//!   with `mcp-client`, use MCP servers' tools in an agent (`mcp::McpClient`).
 //! - [`render`]: every text the model is shown about a failure.
 #![warn(
     missing_docs,
