@@ -381,4 +381,27 @@ async fn a_server_that_cannot_start_or_does_not_answer_is_an_error() {
     };
     assert_eq!(server, "sleep");
     assert_eq!(source.to_string(), "no answer within 300ms");
+
+    // Nothing listens on port 1; the URL's credentials stay out of the error.
+    let error = McpClient::http("http://user:pa55@127.0.0.1:1/mcp")
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        matches!(&error, McpClientError::Initialize { server, .. } if server == "127.0.0.1:1"),
+        "{error:?}"
+    );
+    assert!(!format!("{error:?}").contains("pa55"), "{error:?}");
+
+    let error = McpClient::builder()
+        .header("bad header", "x")
+        .http("http://127.0.0.1:1/mcp")
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(
+        error.to_string(),
+        "could not set up the HTTP client for the MCP server `127.0.0.1:1`: `bad header` is \
+         not a valid header name"
+    );
 }
