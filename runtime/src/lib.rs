@@ -90,7 +90,8 @@
 //!   ledger and the [`Trajectory`]).
 //! - [`ScriptedModel`] and [`ReplayModel`]: offline models for examples and tests.
 //! - [`providers`] (features `openai`, `anthropic`): real models over HTTP.
-//! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules.
+//! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules;
+//!   with `mcp-client`, use MCP servers' tools in an agent (`mcp::McpClient`).
 #![warn(
     missing_docs,
     missing_debug_implementations,
@@ -103,6 +104,8 @@
 mod agent;
 mod argument_field;
 mod error;
+#[cfg(feature = "__http")]
+mod http_client;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod model;

@@ -206,6 +206,81 @@ pub(crate) fn invalid_json(reason: &str, max_depth: usize) -> String {
     }
 }
 
+// ---- MCP servers' tools ---------------------------------------------------------------------
+
+/// How many schema violations an argument error lists.
+#[cfg(feature = "mcp-client")]
+const MAX_VIOLATIONS: usize = 3;
+
+/// The longest text (in bytes) of one schema violation in an argument error.
+#[cfg(feature = "mcp-client")]
+const MAX_VIOLATION_LEN: usize = 150;
+
+/// The message of an argument error for arguments that do not match a tool's input schema:
+/// each violation as `PATH: WHAT THE SCHEMA ASKS` (the JSON pointer of the offending value,
+/// left out at the root), the first few, each cut to a bounded length. At most one more
+/// violation is read, to say that there are more.
+///
+/// The violations echo the model's own arguments, nothing from elsewhere.
+#[cfg(feature = "mcp-client")]
+pub(crate) fn schema_violations(violations: impl Iterator<Item = (String, String)>) -> String {
+    let mut text = String::new();
+    for (i, (path, message)) in violations.take(MAX_VIOLATIONS + 1).enumerate() {
+        if i == MAX_VIOLATIONS {
+            text.push_str("; and more");
+            break;
+        }
+        if i > 0 {
+            text.push_str("; ");
+        }
+        let violation = if path.is_empty() {
+            message
+        } else {
+            format!("{path}: {message}")
+        };
+        text.push_str(&bounded(&violation, MAX_VIOLATION_LEN));
+    }
+    text
+}
+
+/// What the model is shown in place of content it cannot read as text (an image, audio, a
+/// binary resource from an MCP tool): what it is and its size, never its bytes.
+#[cfg(feature = "mcp-client")]
+pub(crate) fn omitted_content(
+    what: &str,
+    uri: Option<&str>,
+    mime_type: Option<&str>,
+    bytes: usize,
+) -> String {
+    let mut text = format!("[{what} not shown:");
+    if let Some(uri) = uri {
+        let _ = write!(text, " {}", bounded(uri, MAX_URI_LEN));
+    }
+    if let Some(mime_type) = mime_type {
+        let _ = write!(text, " {}", bounded(mime_type, MAX_NAME_LEN));
+    }
+    let _ = write!(text, " {bytes} bytes]");
+    text
+}
+
+/// The longest URI (in bytes) shown for content that is not text.
+#[cfg(feature = "mcp-client")]
+const MAX_URI_LEN: usize = 256;
+
+/// What the model is shown in place of MCP content of a type this version does not know.
+#[cfg(feature = "mcp-client")]
+pub(crate) const UNKNOWN_CONTENT: &str = "[content of a type this client cannot show]";
+
+/// A link to a resource an MCP tool returned, in place of the resource itself.
+#[cfg(feature = "mcp-client")]
+pub(crate) fn resource_link(name: &str, uri: &str) -> String {
+    format!(
+        "[resource link: {} {}]",
+        bounded(name, MAX_NAME_LEN),
+        bounded(uri, MAX_URI_LEN)
+    )
+}
+
 // ---- the last turn --------------------------------------------------------------------------
 
 /// The note for the last turn after too many failures in a row.

@@ -148,7 +148,8 @@ impl AgentBuilder {
         self
     }
 
-    /// Adds shared tools, such as the tools of an MCP server.
+    /// Adds shared tools, such as an MCP server's (`.tools(client.tools().await?)` with
+    /// `reticent::mcp::McpClient`).
     pub fn tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
         self.tools.extend(tools);
         self

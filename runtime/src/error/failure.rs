@@ -43,6 +43,7 @@ pub struct Failure {
     error: Arc<dyn StdError + Send + Sync + 'static>,
     hint: Option<RetryHint>,
     fatal: bool,
+    show_message: bool,
 }
 
 impl Failure {
@@ -55,6 +56,7 @@ impl Failure {
             error: Arc::from(error.into()),
             hint: None,
             fatal: false,
+            show_message: false,
         }
     }
 
@@ -65,6 +67,7 @@ impl Failure {
             error: Arc::new(error),
             hint: None,
             fatal: false,
+            show_message: false,
         }
     }
 
@@ -102,6 +105,35 @@ impl Failure {
         self
     }
 
+    /// Shows the model this failure's message after its kind
+    /// (`Tool 'NAME' failed with KIND: MESSAGE`), cut to a bounded length, as
+    /// `include_error_message` does for every failure of a run.
+    ///
+    /// For a message someone chose to disclose, such as the text of an MCP server's tool
+    /// error when its client opts in (`McpClientBuilder::include_error_message`).
+    /// Like `include_error_message`, it taints the run when the tool's output is untrusted.
+    ///
+    /// ```
+    /// use reticent::{Failure, ToolError};
+    ///
+    /// let failure = Failure::new("SyncError", std::io::Error::other("quota exceeded"));
+    /// let failure = ToolError::Failed(failure.show_message());
+    /// assert_eq!(
+    ///     failure.model_text("sync", false),
+    ///     "Tool 'sync' failed with SyncError: quota exceeded"
+    /// );
+    /// ```
+    #[must_use]
+    pub fn show_message(mut self) -> Self {
+        self.show_message = true;
+        self
+    }
+
+    /// Whether the model is shown this failure's message (see [`Failure::show_message`]).
+    pub fn shows_message(&self) -> bool {
+        self.show_message
+    }
+
     /// The retry hint, if any.
     pub fn hint(&self) -> Option<RetryHint> {
         self.hint
@@ -135,6 +167,7 @@ impl fmt::Debug for Failure {
             .field("error", &self.error)
             .field("hint", &self.hint)
             .field("fatal", &self.fatal)
+            .field("show_message", &self.show_message)
             .finish()
     }
 }

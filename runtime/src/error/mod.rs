@@ -122,7 +122,8 @@ impl ToolError {
                 render::argument_error(tool, error.message(), error.hint().map(RetryHint::text))
             }
             Self::Failed(failure) => {
-                let message = include_error_message.then(|| chain::display(&**failure.error()));
+                let message = (include_error_message || failure.shows_message())
+                    .then(|| chain::display(&**failure.error()));
                 render::failure(
                     tool,
                     failure.kind(),

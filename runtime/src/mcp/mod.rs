@@ -1,5 +1,7 @@
 //! Serve tools over the [Model Context Protocol](https://modelcontextprotocol.io), with the same
-//! disclosure rules as the agent loop. Needs the `mcp` feature.
+//! disclosure rules as the agent loop, and use MCP servers' tools in an agent. Serving needs
+//! the `mcp` feature; `McpClient` needs `mcp-client` (see [Using MCP servers'
+//! tools](#using-mcp-servers-tools)).
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -68,9 +70,37 @@
 //!   to mount the tower service in a router of your own;
 //! - anything else rmcp can serve on (an in-memory duplex in tests): [`McpServer::serve`].
 //!
+//! # Using MCP servers' tools
+//!
+//! With the `mcp-client` feature, `McpClient` connects to a server — started as a child
+//! process and spoken to over stdio, or reached over streamable HTTP — and hands its tools to
+//! an agent: `Agent::builder(model).tools(client.tools().await?)`. A remote tool is a
+//! [`Tool`] like any other and follows the same rule:
+//!
+//! | what happened | the model sees | the caller gets |
+//! |---|---|---|
+//! | success | the text content (images, audio and binary resources described, never their bytes), or the `structuredContent` as JSON | the output |
+//! | arguments that do not match the input schema, checked before the call | `Invalid arguments for tool 'NAME': PATH: CONSTRAINT` | an `ArgumentError`; the server is not called |
+//! | the tool reports an error (`isError`) | `Tool 'NAME' failed with McpToolError` (or the client's `failure_kind`) | an `McpToolError` with the server's text |
+//! | the same, with the client's `include_error_message` | `... failed with McpToolError: TEXT`, bounded | the same |
+//! | a JSON-RPC error | `Tool 'NAME' failed with McpProtocolError` | `McpCallError::Protocol` with the server's message |
+//! | the server's process exited or the connection was lost | `Tool 'NAME' failed with McpDisconnected` | `McpCallError::Disconnected` (with the exit status); the effect is unknown |
+//! | a timeout | `Tool 'NAME' timed out after 30s and was stopped; ...` | kind `timeout`; the server is sent `notifications/cancelled` |
+//! | the call's token was cancelled | `Tool 'NAME' failed with McpCancelled` (a cancelled run ends as cancelled) | `McpCallError::Cancelled`; the server is sent `notifications/cancelled` |
+//!
+//! Remote output is untrusted (it taints the run) unless the client is built with
+//! `trusted_output(true)`. A tool whose name is not a valid tool name is refused by `tools()`,
+//! naming it and the fix (`rename` or `exclude`); `prefix` keeps two servers' tools apart.
+//! Dropping the client kills a server it started. `docs/mcp.md` has the details.
+//!
 //! [`rmcp`] is re-exported so its types match the version reticent was built with.
 
 mod server;
 
+#[cfg(feature = "mcp-client")]
+mod client;
+
+#[cfg(feature = "mcp-client")]
+pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
 pub use server::{BuildError, McpServer, McpServerBuilder, ServeError};

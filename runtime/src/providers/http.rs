@@ -5,7 +5,7 @@
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
@@ -459,41 +459,9 @@ pub(crate) fn join(base: &str, path: &str) -> String {
     format!("{}{path}", base.trim_end_matches('/'))
 }
 
-/// A client with rustls on the `ring` provider (or the process-wide default provider, when
-/// the application installed one) and the platform's certificate verifier. HTTP/1.1 only.
-///
-/// The TLS configuration is built once per process: the verifier reads the system's CA
-/// certificates.
+/// A client with reticent's TLS configuration (see [`crate::http_client`]).
 fn default_client() -> Result<reqwest::Client, String> {
-    static TLS: OnceLock<Result<rustls::ClientConfig, String>> = OnceLock::new();
-    let tls = TLS
-        .get_or_init(|| {
-            use rustls_platform_verifier::BuilderVerifierExt;
-            let provider = rustls::crypto::CryptoProvider::get_default()
-                .cloned()
-                .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
-            let builder = || {
-                rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-                    .with_safe_default_protocol_versions()
-                    .map_err(|e| e.to_string())
-            };
-            let mut config = match builder()?.with_platform_verifier() {
-                Ok(config) => config.with_no_client_auth(),
-                Err(error) => {
-                    // plain HTTP (a local Ollama) still works; HTTPS fails certificate checks
-                    tracing::warn!(%error, "no platform certificate verifier; HTTPS model APIs will fail");
-                    builder()?
-                        .with_root_certificates(rustls::RootCertStore::empty())
-                        .with_no_client_auth()
-                }
-            };
-            config.alpn_protocols = vec![b"http/1.1".to_vec()];
-            Ok(config)
-        })
-        .clone()?;
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .user_agent(concat!("reticent/", env!("CARGO_PKG_VERSION")))
+    crate::http_client::client_builder()?
         .build()
         .map_err(|e| chain(&e))
 }

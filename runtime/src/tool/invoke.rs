@@ -238,14 +238,17 @@ fn tool_error(
         match error {
             ToolError::Argument(error) => (Arc::new(error), EffectOutcome::Failed, false),
             ToolError::Failed(failure) => {
+                let message_shown = include_error_message || failure.shows_message();
                 let error = failure.into_error();
-                // The tool returned `Ok`: whatever it did, it did.
                 let effect = if error.is::<OutputError>() {
+                    // The tool returned `Ok`: whatever it did, it did.
                     EffectOutcome::Applied
+                } else if effect_unknown(&*error) {
+                    EffectOutcome::Unknown
                 } else {
                     EffectOutcome::Failed
                 };
-                (error, effect, include_error_message)
+                (error, effect, message_shown)
             }
         };
     let mut failure = ToolFailure::new(tool, call_id, kind, error, text);
@@ -253,6 +256,22 @@ fn tool_error(
     failure.effect = effect;
     failure.message_shown = message_shown;
     failure
+}
+
+/// Whether a failure left the call's effect unknown: an MCP server that went away or a call
+/// abandoned while the server had it.
+fn effect_unknown(error: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    #[cfg(feature = "mcp-client")]
+    {
+        error
+            .downcast_ref::<crate::mcp::McpCallError>()
+            .is_some_and(crate::mcp::McpCallError::effect_unknown)
+    }
+    #[cfg(not(feature = "mcp-client"))]
+    {
+        let _ = error;
+        false
+    }
 }
 
 /// A tool that panicked: its effect is unknown, the payload goes to the caller only.
