@@ -69,7 +69,7 @@ pub trait ErrorField<T> {
 impl<T: Error> ErrorField<T> for &&ArgumentField<T> {}
 
 /// Second choice: a field of an error type that does not implement `std::error::Error`
-/// (see [`ErrorLike`]).
+/// (see `ErrorLike`).
 pub trait ErrorLikeField<T> {
     /// The field, to be refused.
     fn reticent_argument_field(&self) -> &T {
