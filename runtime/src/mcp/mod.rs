@@ -75,7 +75,7 @@
 //! With the `mcp-client` feature, `McpClient` connects to a server — started as a child
 //! process and spoken to over stdio, or reached over streamable HTTP — and hands its tools to
 //! an agent: `Agent::builder(model).tools(client.tools().await?)`. A remote tool is a
-//! [`Tool`] like any other and follows the same rule:
+//! [`Tool`](crate::Tool) like any other and follows the same rule:
 //!
 //! | what happened | the model sees | the caller gets |
 //! |---|---|---|
