@@ -128,7 +128,7 @@ pub use agent::{
     ToolFailureOptions, ToolStats, ToolsDisabled,
 };
 pub use model::{
-    Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,
+    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,
     SchemaDialect, SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
 };
 

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::ToolCall;
+use crate::model::{Arguments, ToolCall};
 use crate::tool::{EffectOutcome, Tool};
 
 /// One call of a tool that is not `read_only`: something that may have changed the world.
@@ -19,7 +19,7 @@ pub struct Effect {
     /// The call's id.
     pub call_id: String,
     /// The arguments the model sent.
-    pub arguments: serde_json::Value,
+    pub arguments: Arguments,
     /// Whether it happened.
     pub outcome: EffectOutcome,
 }

@@ -1,14 +1,14 @@
 //! Recognising an exact repeat of a failed call: the same tool with the same arguments (in
 //! any key order), failing the same way, is told so in one short line.
 
-use crate::model::ToolCall;
+use crate::model::{Arguments, ToolCall};
 use crate::render;
 
 /// A failed call, remembered to recognize an exact repeat of it.
 struct FailedCall {
     tool: String,
     /// Compared as JSON values: the same arguments in another key order are the same call.
-    arguments: serde_json::Value,
+    arguments: Arguments,
     /// The full model-visible text of its failure.
     text: String,
     call_id: String,

@@ -201,7 +201,9 @@ impl Run {
                 // Before anything clones or compares them: arguments nested too deep to
                 // handle without exhausting the stack, which the call is refused for anyway.
                 for call in &mut response.tool_calls {
-                    crate::tool::cut_too_deep(&mut call.arguments);
+                    if let Some(arguments) = call.arguments.value_mut() {
+                        crate::tool::cut_too_deep(arguments);
+                    }
                 }
                 span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
                 span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);

@@ -199,7 +199,7 @@ impl Run {
                     let text = std::mem::take(&mut failure.shown_to_model);
                     failure.shown_to_model = self.repeats.shown(&call, text, collapse);
                 }
-                failure.arguments = call.arguments;
+                failure.arguments = call.arguments.into_value();
                 self.record.failures.push(failure.clone());
                 self.emit(AgentEvent::ToolFailed(failure.clone())).await;
                 self.record.request.messages.push(Message::Tool(ToolResult {
@@ -248,11 +248,11 @@ async fn execute(
             ))
         }
         (None, Some((name, tool))) => {
-            let arguments = match &call.arguments {
-                // A provider hands over the raw text when it is not JSON it could parse; text
-                // that is not JSON is an argument error, which `call_text` returns.
-                serde_json::Value::String(text) => CallArguments::Text(text),
-                arguments => CallArguments::Borrowed(arguments),
+            // Arguments that arrived as text are decoded straight from it (text that is not
+            // JSON is an argument error, which `call_text` returns).
+            let arguments = match call.arguments.text() {
+                Some(text) => CallArguments::Text(text),
+                None => CallArguments::Borrowed(call.arguments.value()),
             };
             let invocation = Invocation {
                 tool,

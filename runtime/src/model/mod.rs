@@ -19,12 +19,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::tool::ToolDefinition;
 
+mod arguments;
 mod dialect;
 mod replay;
 mod scripted;
 mod stream;
 mod trajectory;
 
+pub use arguments::Arguments;
 pub use dialect::{SchemaDialect, SchemaError};
 pub use replay::ReplayModel;
 pub use scripted::ScriptedModel;
@@ -174,7 +176,7 @@ impl ModelResponse {
     pub fn tool_call(
         id: impl Into<String>,
         name: impl Into<String>,
-        arguments: serde_json::Value,
+        arguments: impl Into<Arguments>,
     ) -> Self {
         Self::tool_calls(vec![ToolCall::new(id, name, arguments)])
     }
@@ -209,21 +211,22 @@ pub struct ToolCall {
     pub id: String,
     /// The tool's name.
     pub name: String,
-    /// The arguments: a JSON object, or the raw text when a provider could not parse it.
-    pub arguments: serde_json::Value,
+    /// The arguments: the JSON text the model wrote, or a JSON value (see [`Arguments`]).
+    pub arguments: Arguments,
 }
 
 impl ToolCall {
-    /// A tool call.
+    /// A tool call with these arguments: a JSON value (`json!({..})`) or
+    /// [`Arguments::from_text`].
     pub fn new(
         id: impl Into<String>,
         name: impl Into<String>,
-        arguments: serde_json::Value,
+        arguments: impl Into<Arguments>,
     ) -> Self {
         Self {
             id: id.into(),
             name: name.into(),
-            arguments,
+            arguments: arguments.into(),
         }
     }
 }

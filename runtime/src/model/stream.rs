@@ -5,7 +5,6 @@
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream};
-use serde_json::Value;
 
 use super::{ModelError, ModelResponse};
 
@@ -94,11 +93,8 @@ pub(crate) fn events(response: ModelResponse) -> Vec<ModelEvent> {
             id: call.id.clone(),
             name: call.name.clone(),
         });
-        let arguments = match &call.arguments {
-            // the model's own text, when it was not JSON
-            Value::String(raw) => raw.clone(),
-            other => other.to_string(),
-        };
+        // the model's own text (also when it was not JSON), or the value written out
+        let arguments = call.arguments.to_json_text().into_owned();
         if !arguments.is_empty() {
             events.push(ModelEvent::ToolCallDelta { index, arguments });
         }

@@ -39,7 +39,7 @@ use super::sse::SseEvent;
 use super::stream::{Assembly, Decode, error_event, post_stream};
 use crate::model::SchemaDialect;
 use crate::model::{
-    Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
+    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
 };
 use crate::secret::Secret;
 
@@ -274,14 +274,10 @@ impl Model for Anthropic {
 }
 
 fn tool_use(call: &ToolCall) -> Value {
-    let input = match &call.arguments {
-        Value::Object(_) => call.arguments.clone(),
+    let input = match call.arguments.value() {
+        object @ Value::Object(_) => object.clone(),
         // `input` must be an object; arguments that were not one (text from another provider
         // that was not JSON) were already answered as invalid
-        Value::String(raw) => match serde_json::from_str::<Value>(raw) {
-            Ok(parsed @ Value::Object(_)) => parsed,
-            _ => Value::Object(Map::new()),
-        },
         _ => Value::Object(Map::new()),
     };
     json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
@@ -384,9 +380,9 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
                 id,
                 name,
                 arguments: if input.is_null() {
-                    Value::Object(Map::new())
+                    Arguments::empty()
                 } else {
-                    input
+                    Arguments::from(input)
                 },
             }),
             Block::Other => {}

@@ -45,7 +45,7 @@ use super::http::{
 use super::stream::{Assembly, Decode, arguments_from_text, error_event, post_stream};
 use crate::model::SchemaDialect;
 use crate::model::{
-    Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
+    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
 };
 use crate::secret::Secret;
 
@@ -290,11 +290,8 @@ impl Model for OpenAi {
 }
 
 fn wire_call(call: &ToolCall) -> Value {
-    let arguments = match &call.arguments {
-        // the text the model produced, when it was not JSON
-        Value::String(raw) => raw.clone(),
-        other => other.to_string(),
-    };
+    // the text the model produced (also when it was not JSON), or the value written out
+    let arguments = call.arguments.to_json_text();
     json!({
         "id": call.id,
         "type": "function",
@@ -407,12 +404,12 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
 
 /// The arguments as JSON; the raw text when it is not JSON, for the agent to report to the
 /// model as invalid arguments.
-fn arguments(raw: Option<Value>) -> Value {
+fn arguments(raw: Option<Value>) -> Arguments {
     match raw {
-        None | Some(Value::Null) => Value::Object(Map::new()),
+        None | Some(Value::Null) => Arguments::empty(),
         Some(Value::String(text)) => arguments_from_text(text),
         // some compatible servers send an object
-        Some(other) => other,
+        Some(other) => Arguments::from(other),
     }
 }
 

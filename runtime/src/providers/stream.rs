@@ -19,11 +19,13 @@ use std::collections::VecDeque;
 use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::http::{Failed, Transport, error_message};
 use super::sse::{SseEvent, SseParser};
-use crate::model::{ModelError, ModelEvent, ModelResponse, ToolCall, Usage, stream_events};
+use crate::model::{
+    Arguments, ModelError, ModelEvent, ModelResponse, ToolCall, Usage, stream_events,
+};
 use crate::render::{MAX_NAME_LEN, bounded};
 use crate::secret::Secret;
 
@@ -177,11 +179,13 @@ impl Assembly {
 
 /// Arguments from the model's text: the JSON it holds, `{}` when it is empty, and the text
 /// itself when it is not JSON, for the agent to report to the model as invalid arguments.
-pub(crate) fn arguments_from_text(text: String) -> Value {
+pub(crate) fn arguments_from_text(text: String) -> Arguments {
     if text.trim().is_empty() {
-        return Value::Object(Map::new());
+        return Arguments::empty();
     }
-    serde_json::from_str(&text).unwrap_or(Value::String(text))
+    // Handed over as text, parsed only if something asks for a value: the agent runs the
+    // call straight from it.
+    Arguments::from_text(text)
 }
 
 /// An error event in the stream: the provider's message (bounded), retried like the status it
