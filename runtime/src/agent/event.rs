@@ -8,6 +8,26 @@ use crate::tool::ToolFailure;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum AgentEvent {
+    /// More of the model's text, as it produces it: append it to what came before in the same
+    /// turn. The whole turn follows as [`AgentEvent::ModelResponded`].
+    TextDelta {
+        /// The turn, from 1.
+        turn: u32,
+        /// The next piece of text.
+        text: String,
+    },
+    /// The model began a tool call while its turn streamed in. The call runs once the whole
+    /// turn has arrived ([`AgentEvent::ToolStarted`]), unless a rule refuses it.
+    ToolCallRequested {
+        /// The turn, from 1.
+        turn: u32,
+        /// The call's position among the turn's calls.
+        index: usize,
+        /// The id the model gave the call.
+        id: String,
+        /// The tool the model called.
+        name: String,
+    },
     /// The model answered.
     ModelResponded {
         /// The turn, from 1.

@@ -150,7 +150,7 @@ impl Agent {
     pub fn run_stream(
         &self,
         input: impl Into<String>,
-    ) -> impl Stream<Item = AgentEvent> + Send + 'static {
+    ) -> impl Stream<Item = AgentEvent> + Send + Unpin + 'static {
         self.run_stream_with(input, RunOptions::default())
     }
 
@@ -159,7 +159,7 @@ impl Agent {
         &self,
         input: impl Into<String>,
         options: RunOptions,
-    ) -> impl Stream<Item = AgentEvent> + Send + 'static {
+    ) -> impl Stream<Item = AgentEvent> + Send + Unpin + 'static {
         use futures::{FutureExt, StreamExt};
         // No backlog: the run hands over each event as it happens (see `Run::emit`).
         let (mut tx, rx) = futures::channel::mpsc::channel(0);
@@ -169,7 +169,8 @@ impl Agent {
             let result = run::run(inner, input, options, Some(tx.clone())).await;
             let _ = futures::SinkExt::send(&mut tx, AgentEvent::Finished(result)).await;
         };
-        let driver = driver
+        // Boxed, so that the stream is `Unpin` and `events.next().await` works without pinning.
+        let driver = Box::pin(driver)
             .into_stream()
             .filter_map(|()| std::future::ready(None));
         futures::stream::select(driver, rx)

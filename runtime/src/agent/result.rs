@@ -54,7 +54,9 @@ pub enum StopReason {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AgentResult {
-    /// The model's final text: empty when it gave none (see [`AgentResult::answered`]).
+    /// The model's final text: empty when it gave none (see [`AgentResult::answered`]). On the
+    /// `partial` of a run cancelled or failed while a streamed turn was arriving, the text the
+    /// model had streamed of that turn (it is not in `messages`: the turn never completed).
     pub output: String,
     /// Whether the model's last response had text for the user. A run that ends at a limit
     /// can end without one, when the model ignored the note that tools were disabled and

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use futures::SinkExt;
 use futures::channel::mpsc::Sender;
+use futures::{SinkExt, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -12,7 +12,9 @@ use super::gates::{Gates, Taint};
 use super::record::Record;
 use super::repeats::Repeats;
 use super::{AgentError, AgentEvent, AgentResult, Inner, RunOptions, StopReason, spans};
-use crate::model::{Message, ModelRequest, ModelResponse, TrajectoryTurn};
+use crate::model::{
+    Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, TrajectoryTurn,
+};
 use crate::render;
 
 /// The state of one run.
@@ -171,30 +173,48 @@ impl Run {
         Some(reason)
     }
 
-    /// One model call, cancellable, on a `chat` span.
+    /// One model call, cancellable, on a `chat` span. When someone streams the run's events,
+    /// the model is asked to stream too, and its text reaches them as it is produced.
     async fn complete(&mut self, turn: u32) -> Result<ModelResponse, AgentError> {
         let span = spans::chat(turn);
         let model = Arc::clone(&self.inner.model);
-        // A provider may do work (and open spans) before it returns its future: that belongs
-        // to the `chat` span as much as the future does.
-        let call = span
-            .in_scope(|| model.complete(&self.record.request))
-            .instrument(span.clone());
-        let result = tokio::select! {
-            biased;
-            () = self.token.cancelled() => None,
-            result = call => Some(result),
+        // The text streamed so far: kept for the caller if the turn does not complete.
+        let mut streamed = String::new();
+        let result = {
+            let request = &self.record.request;
+            let events = self.event_sender();
+            let streamed = &mut streamed;
+            let call = async move {
+                match events {
+                    None => model.complete(request).await,
+                    Some(events) => stream_turn(&*model, request, turn, events, streamed).await,
+                }
+            };
+            // A provider may do work (and open spans) before it returns its future: that
+            // belongs to the `chat` span as much as the future does.
+            let call = call.instrument(span.clone());
+            tokio::select! {
+                biased;
+                () = self.token.cancelled() => None,
+                result = call => Some(result),
+            }
+        };
+        // What the run had, with the text the model had streamed of this turn as its output.
+        let partial = |run: &Self| {
+            let mut partial = run.snapshot();
+            partial.output = streamed;
+            Box::new(partial)
         };
         match result {
             None => Err(AgentError::Cancelled {
-                partial: Box::new(self.snapshot()),
+                partial: partial(self),
             }),
             Some(Err(error)) => {
                 span.record("otel.status_code", "ERROR");
                 span.record("error.type", "model");
                 Err(AgentError::Model {
                     error,
-                    partial: Box::new(self.snapshot()),
+                    partial: partial(self),
                 })
             }
             Some(Ok(mut response)) => {
@@ -217,4 +237,36 @@ impl Run {
             }
         }
     }
+}
+
+/// One turn read from the model's stream: each text delta and each tool call the model begins
+/// is sent as it arrives, the text kept in `streamed`; the turn is the stream's `Completed`.
+async fn stream_turn(
+    model: &dyn Model,
+    request: &ModelRequest,
+    turn: u32,
+    mut events: Sender<AgentEvent>,
+    streamed: &mut String,
+) -> Result<ModelResponse, ModelError> {
+    let mut stream = model.stream(request);
+    while let Some(event) = stream.next().await {
+        let event = match event? {
+            ModelEvent::TextDelta(text) => {
+                streamed.push_str(&text);
+                AgentEvent::TextDelta { turn, text }
+            }
+            ModelEvent::ToolCallStarted { index, id, name } => AgentEvent::ToolCallRequested {
+                turn,
+                index,
+                id,
+                name,
+            },
+            ModelEvent::Completed(response) => return Ok(response),
+            _ => continue,
+        };
+        let _ = events.send(event).await;
+    }
+    Err(ModelError::new(
+        "the model's stream ended without its complete response",
+    ))
 }

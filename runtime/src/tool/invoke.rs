@@ -90,7 +90,17 @@ pub(crate) async fn invoke(
             error,
             include_error_message,
         ))),
-        Ran::Panicked(payload) => Err(failure(panicked(name, call_id, payload))),
+        Ran::Panicked(payload) => Err(failure(panicked(name, call_id, payload_message(payload)))),
+        Ran::PanickedWhenStopped(limit, message) => {
+            cx.abandon();
+            let message = format!(
+                "{message} (as it was stopped after its time limit of {})",
+                render::format_duration(limit)
+            );
+            let mut panicked = panicked(name, call_id, message);
+            panicked.timed_out = true;
+            Err(failure(panicked))
+        }
         Ran::TimedOut(limit) => {
             cx.abandon();
             let mut timed_out = ToolFailure::new(
@@ -115,6 +125,8 @@ enum Ran {
     Returned(Result<Value, ToolError>),
     Panicked(Box<dyn Any + Send>),
     TimedOut(Duration),
+    /// Timed out, and panicked as it was stopped (in its future's `Drop`).
+    PanickedWhenStopped(Duration, String),
 }
 
 /// What a failure's record keeps of the arguments.
@@ -168,11 +180,16 @@ async fn run<'a>(
         Ok(future) => Contained::new(AssertUnwindSafe(future).catch_unwind()),
         Err(payload) => return (record, Ran::Panicked(payload)),
     };
+    let mut future = future;
     let ran = match limit {
-        Some(limit) => match tokio::time::timeout(limit, future).await {
+        Some(limit) => match tokio::time::timeout(limit, &mut future).await {
             Ok(Ok(result)) => Ran::Returned(result),
             Ok(Err(payload)) => Ran::Panicked(payload),
-            Err(_) => Ran::TimedOut(limit),
+            // Stopped here, not later: a future that panics as it is dropped is a panic.
+            Err(_) => match future.stop() {
+                None => Ran::TimedOut(limit),
+                Some(payload) => Ran::PanickedWhenStopped(limit, payload),
+            },
         },
         None => match future.await {
             Ok(result) => Ran::Returned(result),
@@ -275,13 +292,7 @@ fn effect_unknown(error: &(dyn std::error::Error + Send + Sync + 'static)) -> bo
 }
 
 /// A tool that panicked: its effect is unknown, the payload goes to the caller only.
-fn panicked(tool: &str, call_id: &str, payload: Box<dyn Any + Send>) -> ToolFailure {
-    let message = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".to_owned());
-    drop_contained(payload);
+fn panicked(tool: &str, call_id: &str, message: String) -> ToolFailure {
     let mut failure = ToolFailure::new(
         tool,
         call_id,
@@ -296,12 +307,27 @@ fn panicked(tool: &str, call_id: &str, payload: Box<dyn Any + Send>) -> ToolFail
     failure
 }
 
-/// Drops `value` under `catch_unwind`: a value from a tool may panic in its `Drop`. What such a
-/// panic leaves behind is forgotten rather than dropped, since it may panic in turn.
+/// Drops `value` under `catch_unwind`: a value from a tool may panic in its `Drop`.
 pub(crate) fn drop_contained<T>(value: T) {
-    if let Err(payload) = catch_unwind(AssertUnwindSafe(move || drop(value))) {
-        std::mem::forget(payload);
-    }
+    let _ = drop_reporting(value);
+}
+
+/// Drops `value` under `catch_unwind`, and says what it panicked with, if it did.
+fn drop_reporting<T>(value: T) -> Option<String> {
+    let payload = catch_unwind(AssertUnwindSafe(move || drop(value))).err()?;
+    Some(payload_message(payload))
+}
+
+/// A panic's message. The payload itself is forgotten rather than dropped: it is the tool's
+/// value, and may panic in its own `Drop`.
+fn payload_message(payload: Box<dyn Any + Send>) -> String {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".to_owned());
+    std::mem::forget(payload);
+    message
 }
 
 /// A future whose `Drop` cannot unwind into its owner: dropped before it finished (a timeout,
@@ -311,6 +337,11 @@ struct Contained<F>(Option<F>);
 impl<F> Contained<F> {
     fn new(future: F) -> Self {
         Self(Some(future))
+    }
+
+    /// Drops the future now; what it panicked with, if it panicked as it was dropped.
+    fn stop(&mut self) -> Option<String> {
+        drop_reporting(self.0.take())
     }
 }
 
