@@ -250,10 +250,11 @@ async fn main() -> Result<(), reticent_examples::Report> {
     for (i, (request, desk, script)) in conversations.into_iter().enumerate() {
         let desk = Arc::new(desk);
         let result = match &real {
+            // A real model's answer is printed as it streams in.
             Some(model) => {
-                agent(Arc::clone(model), Arc::clone(&desk))
-                    .run(request)
-                    .await?
+                println!("━━ Conversation {} ━━ streaming\n", i + 1);
+                let agent = agent(Arc::clone(model), Arc::clone(&desk));
+                reticent_examples::run_live(&agent, request).await?
             }
             None => {
                 agent(ScriptedModel::new(script), Arc::clone(&desk))
