@@ -145,11 +145,13 @@ impl Assembly {
     }
 
     /// The most bytes of text, and of one call's arguments.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn limit(&self) -> usize {
         self.limit
     }
 
     /// How many calls were started.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn calls(&self) -> usize {
         self.calls.len()
     }

@@ -27,6 +27,7 @@ pub(crate) enum CallArguments<'a> {
     /// A value the caller keeps: the tool gets a copy, and a failure's record another.
     Borrowed(&'a Value),
     /// A value the caller hands over: the tool gets it, and a failure's record holds `null`.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     Owned(Value),
     /// JSON text, decoded by the tool straight from the text.
     Text(&'a str),

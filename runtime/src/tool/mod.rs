@@ -58,6 +58,7 @@ pub(crate) mod generated {
 }
 
 pub(crate) use args::cut_too_deep;
+#[cfg(feature = "mcp-client")]
 pub(crate) use set::is_valid_tool_name;
 
 /// A tool an agent can call.
