@@ -71,6 +71,22 @@ impl Failure {
         }
     }
 
+    /// A failure of kind `kind` (a type's short name) caused by `error`.
+    pub(crate) fn with_kind(kind: Cow<'static, str>, error: BoxError) -> Self {
+        Self {
+            kind,
+            error: Arc::from(error),
+            hint: None,
+            fatal: false,
+            show_message: false,
+        }
+    }
+
+    /// [`Failure::type_kind`] of the type named `full` (as `std::any::type_name` names it).
+    pub(crate) fn type_kind_of_name(full: &'static str) -> Cow<'static, str> {
+        short_type_name(full)
+    }
+
     /// The kind a failure of type `E` is shown as: the type's own name, without its module
     /// path or generic arguments (`app::pay::GatewayError<T>` → `GatewayError`). A type
     /// literally named `Error` keeps its nearest parent module that is not itself called

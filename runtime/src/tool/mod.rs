@@ -10,7 +10,8 @@
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
 //! | `text.rs` | decoding them straight from JSON text |
-//! | `output.rs` | encoding a tool's output |
+//! | `output.rs` | splitting what a tool returned by its type, and encoding its output |
+//! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `classify.rs` | classifying a tool's error by its type, at compile time |
 //! | `set.rs` | checking and indexing a set of tools |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
@@ -27,6 +28,7 @@ mod definition;
 mod failure;
 mod future;
 mod invoke;
+mod no_result;
 mod output;
 mod schema;
 mod set;
@@ -51,9 +53,14 @@ pub(crate) mod generated {
     };
     pub use super::classify::{
         Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
-        DiscloseTag, ErrorKind, ErrorTag, ToolErrorType,
+        DiscloseTag, ErrorKind, ErrorTag, NotAnErrorKind, NotAnErrorTag, ThreadSafeError,
+        ToolErrorType,
     };
-    pub use super::output::{IntoToolResult, ToolOutput};
+    pub use super::output::{
+        ErrorOutput, ErrorOutputTag, NestedResultOutput, NestedResultTag, OutputIsNotAResult,
+        OutputIsNotAnError, OutputProbe, PlainOutput, PlainOutputTag, ResultReturn, ResultTag,
+        Returned, ToolOutput, ValueReturn, ValueTag,
+    };
     pub use super::text::{KeyIndex, call_parsed, from_text, unexpected_key};
 }
 
