@@ -111,6 +111,7 @@ pub mod mcp;
 mod model;
 pub mod providers;
 mod render;
+pub mod rules;
 mod secret;
 mod tool;
 

@@ -46,6 +46,13 @@ pub(crate) use invoke::{CallArguments, Invocation, invoke};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
 
+/// The traits compile errors name; re-exported by `crate::rules`.
+pub(crate) mod rules {
+    pub use super::args::{ToolParam, ToolParamSchema};
+    pub use super::classify::{DiscloseErrorType, ThreadSafeError, ToolErrorType};
+    pub use super::output::{OutputIsNotAResult, OutputIsNotAnError, ToolOutput};
+}
+
 /// What the macros' generated code uses; re-exported by `crate::__private`.
 pub(crate) mod generated {
     pub use super::args::{

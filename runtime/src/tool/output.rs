@@ -179,7 +179,13 @@ pub trait OutputIsNotAResult: sealed::Never {}
 pub trait OutputIsNotAnError: sealed::Never {}
 
 mod sealed {
+    /// Implemented by no type.
     pub trait Never {}
+
+    /// The types that are `Serialize`: no other type can implement `ToolOutput`, whose
+    /// encoding refuses a `Result` anywhere in an output.
+    pub trait Serializable {}
+    impl<T: serde::Serialize> Serializable for T {}
 }
 
 // ---- encoding ------------------------------------------------------------------------------
@@ -190,7 +196,7 @@ mod sealed {
     label = "the output must be turned into JSON for the model",
     note = "a tool's output must implement `serde::Serialize`; for your own types add `#[derive(serde::Serialize)]`"
 )]
-pub trait ToolOutput {
+pub trait ToolOutput: sealed::Serializable {
     /// The output as JSON; refuses a `Result` anywhere in it.
     #[doc(hidden)]
     fn encode(&self) -> Result<Value, ToolError>;
