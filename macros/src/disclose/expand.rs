@@ -83,10 +83,20 @@ pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
     });
     let disclose = impl_disclose(input, &body, &quote!(#retry_hint #is_fatal));
     let argument_fields = argument_field_checks(input);
+    // With `reticent`'s features `anyhow`/`eyre`, a downcast to the type, so that it is found
+    // in an error chain; a generic type has no one type to downcast to.
+    let registration = input.generics.params.is_empty().then(|| {
+        let ident = input.ident;
+        quote! {
+            ::reticent::__private::register_disclose!(#ident);
+        }
+    });
     quote! {
         #disclose
 
         #argument_fields
+
+        #registration
     }
 }
 

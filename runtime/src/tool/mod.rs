@@ -13,6 +13,7 @@
 //! | `output.rs` | splitting what a tool returned by its type, and encoding its output |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `classify.rs` | classifying a tool's error by its type, at compile time |
+//! | `report.rs` | classifying an `anyhow::Error`/`eyre::Report` by its chain (features `anyhow`, `eyre`) |
 //! | `set.rs` | checking and indexing a set of tools |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
 //! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
@@ -30,6 +31,8 @@ mod future;
 mod invoke;
 mod no_result;
 mod output;
+#[cfg(any(feature = "anyhow", feature = "eyre"))]
+mod report;
 mod schema;
 mod set;
 mod span;
@@ -45,6 +48,15 @@ pub use schema::ParametersSchema;
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
+
+/// What `#[derive(Disclose)]` writes without the features `anyhow` and `eyre`: nothing (see
+/// `report.rs`).
+#[cfg(not(any(feature = "anyhow", feature = "eyre")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_disclose {
+    ($ty:ty) => {};
+}
 
 /// The traits compile errors name; re-exported by `crate::rules`.
 pub(crate) mod rules {
@@ -68,6 +80,8 @@ pub(crate) mod generated {
         OutputIsNotAnError, OutputProbe, PlainOutput, PlainOutputTag, ResultReturn, ResultTag,
         Returned, ToolOutput, ValueReturn, ValueTag,
     };
+    #[cfg(any(feature = "anyhow", feature = "eyre"))]
+    pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose};
     pub use super::text::{KeyIndex, call_parsed, from_text, unexpected_key};
 }
 
