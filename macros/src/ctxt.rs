@@ -109,6 +109,20 @@ pub(crate) fn not_this_item(input: &TokenStream, message: &str) -> syn::Error {
     syn::Error::new_spanned(keyword, message)
 }
 
+/// The spans of the first and the last token of `tokens`: an expression generated with its
+/// first token spanned at the one and its last at the other is reported over all of `tokens`
+/// (a whole type, not its first segment).
+pub(crate) fn first_and_last_span(
+    tokens: &impl ToTokens,
+) -> (proc_macro2::Span, proc_macro2::Span) {
+    let mut tokens = tokens.to_token_stream().into_iter();
+    let first = tokens
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |token| token.span());
+    let last = tokens.last().map_or(first, |token| token.span());
+    (first, last)
+}
+
 /// After a mistake in one option of an attribute, skips the rest of it (up to the next
 /// top-level `,`), so the options after it are still read and the mistake is reported once.
 pub(crate) fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) {

@@ -41,9 +41,13 @@ mod tools;
 /// | `timeout = "5s"` | the tool's own time limit (`ms`, `s`, `m`, `h`, e.g. `1m30s`) |
 ///
 /// Parameters must be `Deserialize + JsonSchema` and own their data; the output must be
-/// `Serialize`; the error type must be `reticent::ArgumentError`, a `#[derive(Disclose)]` type,
-/// or any `std::error::Error + Send + Sync + 'static`. Each rule is checked at compile time,
-/// with the error at your token. Sync functions are tools too.
+/// `Serialize`, and neither a `Result` nor an error type; the error type must be
+/// `reticent::ArgumentError`, `reticent::Failure`, a `#[derive(Disclose)]` type, any
+/// `std::error::Error + Send + Sync + 'static`, or (with `reticent`'s features of those names)
+/// `anyhow::Error` or `eyre::Report`. Whether the function returns a `Result` is decided from
+/// its type, not its spelling: aliases and renamed imports of `Result` are the same `Result`.
+/// Each rule is checked at compile time, with the error at your token (the traits it names are
+/// in `reticent::rules`). Sync functions are tools too.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::tool(args.into(), input.into()).into()
@@ -66,7 +70,10 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// ```
 ///
 /// Tool methods take `&self` (or no receiver); `#[tool]` takes the same options as on a free
-/// function. Tool names must be unique within the block.
+/// function. Tool names must be unique within the block. A type has one `#[tools]` block: it
+/// implements `Toolbox` once, and a second block is refused as a conflicting `Toolbox` impl,
+/// reported at both blocks; put every tool method of the type in one block (other methods
+/// may live in other `impl` blocks).
 #[proc_macro_attribute]
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     tools::tools(args.into(), input.into()).into()

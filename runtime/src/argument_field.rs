@@ -52,7 +52,12 @@ impl<T: ?Sized> fmt::Debug for ArgumentField<T> {
     label = "this field would put another error's message into the text the model sees",
     note = "write the argument message from the model's own input, and carry the error in a variant that is not `#[disclose(argument)]`, as its source: `#[error(\"..\")] Database(#[source] {Self})` or `Database(#[from] {Self})`; the model sees that variant by its kind only"
 )]
-pub trait FitForArgumentMessage {}
+pub trait FitForArgumentMessage: sealed::Never {}
+
+mod sealed {
+    /// Implemented by no type, so that no type can implement `FitForArgumentMessage`.
+    pub trait Never {}
+}
 
 /// Where every argument field ends: an error type arrives as a reference to itself and cannot
 /// be cast to `&dyn FitForArgumentMessage`.

@@ -68,7 +68,9 @@
 //!
 //! # How failures are classified
 //!
-//! The wrapper `#[tool]` generates decides at compile time, from the error type:
+//! The wrapper `#[tool]` generates decides at compile time, from the error type — from the
+//! type, never from how it is written: `Result<T, E>`, `io::Result<T>`, an alias of `Result`
+//! and a `Result` renamed with `use … as` are the same `Result`, and its `E` is classified:
 //!
 //! | error type | the model sees |
 //! |---|---|
@@ -76,8 +78,21 @@
 //! | [`ArgumentError`] | `Invalid arguments for tool 'NAME': MESSAGE` |
 //! | a [`Disclose`] variant marked `#[disclose(argument)]` | as `ArgumentError`, with its `Display` |
 //! | another [`Disclose`] variant | `Tool 'NAME' failed with Type::Variant` |
+//! | [`Failure::new("Kind", error)`](Failure::new) | `Tool 'NAME' failed with Kind` |
+//! | [`BoxError`] (`Box<dyn Error + Send + Sync>`) | `Tool 'NAME' failed with Error`; give it a kind with `Failure::new("Kind", boxed)` or return a concrete type |
 //! | any other `std::error::Error + Send + Sync + 'static` | `Tool 'NAME' failed with Type` |
+//! | `anyhow::Error`, `eyre::Report` (features `anyhow`, `eyre`) | the first argument error in the chain ([`ArgumentError`], also as a context value; a `#[disclose(argument)]` variant), its own message alone; else the kind of the first [`Failure`], [`ToolError::Failed`] or non-generic `#[derive(Disclose)]` error in the chain; else `Tool 'NAME' failed with Error`. Context strings never reach the model |
 //! | anything else | a compile error that says what to return instead |
+//!
+//! A `Result` is never sent to the model as an output: a `Result` as the output of the tool's
+//! `Result`, or an output that is itself an error type, is a compile error at the return type;
+//! a `Result` deeper in an output (`Vec<Result<T, E>>`, a struct field) is refused when the
+//! output is encoded, as a fatal [`OutputError`] that holds nothing of the value. The rules
+//! a compile error can name are listed in [`rules`].
+//!
+//! With `include_error_message`, the model is also shown the error's message; for `anyhow` and
+//! `eyre`, the message of the error that gave the kind (for `Error`, of the root cause), never
+//! a context string.
 //!
 //! `Type` is the type's own name without its module path (`GatewayError`); a type named
 //! `Error` keeps its parent module (`io::Error`, `reqwest::Error`). `#[disclose(kind = "..")]`
@@ -111,6 +126,7 @@ pub mod mcp;
 mod model;
 pub mod providers;
 mod render;
+pub mod rules;
 mod secret;
 mod tool;
 

@@ -4,9 +4,13 @@
 //! Each case makes failures of every kind a tool has — plain error types, the variants of a
 //! `#[derive(Disclose)]` enum (argument, kind, hinted, fatal, with a source), `io::Error`,
 //! boxed errors, hand-built `Failure`s and `ArgumentError`s, errors whose source holds the
-//! secret, panics, timeouts and outputs that cannot be serialized — each with its own canary in
-//! a generated message (short, unicode, long, or with the canary where a message is cut), and
-//! runs them with the opt-in `include_error_message` on or off. Then:
+//! secret, panics, timeouts, outputs that cannot be serialized, errors that derive `Serialize`
+//! returned through an alias of `Result` or a renamed `Result`, outputs with a `Result` deeper
+//! in them (a `Vec`, a struct field, an `Option` of an alias), and `anyhow`/`eyre` chains whose
+//! context string holds the secret above an argument error, a `Disclose` error or a plain
+//! message — each with its own canary in a generated message (short, unicode, long, or with
+//! the canary where a message is cut), and runs them with the opt-in `include_error_message`
+//! on or off. Then:
 //!
 //! - nothing the model receives holds a canary it may not see: the text of each failure
 //!   (`ToolError::model_text`, `ToolFailure::shown_to_model`), the transcript, every request

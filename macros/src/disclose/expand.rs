@@ -1,11 +1,12 @@
 //! Code generation for `#[derive(Disclose)]`: the `Disclose` impl, and the check that the type
 //! is an error type.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, TokenStream};
+use quote::{quote, quote_spanned};
 use syn::LitStr;
 
 use super::ast::{Data, Input};
+use crate::ctxt::first_and_last_span;
 
 /// The `Disclose` impl of an input without mistakes.
 pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
@@ -82,10 +83,20 @@ pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
     });
     let disclose = impl_disclose(input, &body, &quote!(#retry_hint #is_fatal));
     let argument_fields = argument_field_checks(input);
+    // With `reticent`'s features `anyhow`/`eyre`, a downcast to the type, so that it is found
+    // in an error chain; a generic type has no one type to downcast to.
+    let registration = input.generics.params.is_empty().then(|| {
+        let ident = input.ident;
+        quote! {
+            ::reticent::__private::register_disclose!(#ident);
+        }
+    });
     quote! {
         #disclose
 
         #argument_fields
+
+        #registration
     }
 }
 
@@ -184,14 +195,4 @@ pub(crate) fn impl_disclose(
 
         #check
     }
-}
-
-/// The spans of the first and the last token of `ty`.
-fn first_and_last_span(ty: &syn::Type) -> (Span, Span) {
-    let mut tokens = ty.to_token_stream().into_iter();
-    let first = tokens
-        .next()
-        .map_or_else(Span::call_site, |token| token.span());
-    let last = tokens.last().map_or(first, |token| token.span());
-    (first, last)
 }

@@ -7,7 +7,10 @@ use syn::{
     Type,
 };
 
+use proc_macro2::Span;
+
 use super::attr::{ToolOptions, doc_text};
+use crate::ctxt::first_and_last_span;
 
 /// Where the tool function lives.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -58,16 +61,22 @@ pub(crate) struct Arg<'a> {
 }
 
 /// What a tool function returns.
+///
+/// Whether a returned type is a `Result` is never decided here, from how it is spelled: the
+/// generated code splits what the tool returned by its type (see `expand.rs`). What is written
+/// only says where errors point.
 pub(crate) enum Output<'a> {
-    /// Nothing (`()`).
+    /// Nothing: no return type, or `()`.
     Unit,
-    /// A value that cannot fail.
-    Value(&'a Type),
-    /// A `Result`; `ok` and `err` are the written type arguments, where written.
-    Result {
+    /// A type, split by its type where the tool is called.
+    Returned {
         ty: &'a Type,
-        ok: Option<&'a Type>,
-        err: Option<&'a Type>,
+        /// Where errors about the output point (the first and last token): the `T` of a type
+        /// written `..Result<T, E>`, else the whole type.
+        ok_spans: (Span, Span),
+        /// Where errors about the error type point: the `E` of a type written
+        /// `..Result<T, E>`, else the whole type.
+        err_spans: (Span, Span),
     },
 }
 
@@ -91,11 +100,15 @@ impl<'a> ToolFn<'a> {
         let params = sig.inputs.iter().map(Param::from_syn).collect();
         let output = match &sig.output {
             ReturnType::Default => Output::Unit,
-            ReturnType::Type(_, ty) => match result_args(ty) {
-                Some((ok, err)) => Output::Result { ty, ok, err },
-                None if is_unit(ty) => Output::Unit,
-                None => Output::Value(ty),
-            },
+            ReturnType::Type(_, ty) if is_unit(ty) => Output::Unit,
+            ReturnType::Type(_, ty) => {
+                let (ok, err) = result_args(ty).unwrap_or_default();
+                Output::Returned {
+                    ty,
+                    ok_spans: first_and_last_span(ok.unwrap_or(ty)),
+                    err_spans: first_and_last_span(err.unwrap_or(ty)),
+                }
+            }
         };
         Self {
             sig,
@@ -205,7 +218,7 @@ fn is_unit(ty: &Type) -> bool {
     matches!(ty, Type::Tuple(t) if t.elems.is_empty())
 }
 
-/// For a type whose last segment is `Result`: its written `T` and `E`.
+/// For a type whose last segment is `Result`: its written `T` and `E`, to point errors at.
 #[allow(clippy::type_complexity)]
 fn result_args(ty: &Type) -> Option<(Option<&Type>, Option<&Type>)> {
     let segment = last_segment(ty)?;

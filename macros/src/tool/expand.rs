@@ -1,7 +1,7 @@
 //! Code generation for a tool: the unit struct of a free function and the `Tool` impl that
 //! `#[tool]` and `#[tools]` share.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn};
@@ -117,6 +117,7 @@ pub(crate) fn tool_impl(
         }
     });
     let finish = finish(tool, callee);
+    let finish_fn = finish_fn(tool, self_ty);
     let decode_value = decode_value(tool);
     let call = run(quote!(#decode_value #finish));
     // From text, the arguments are decoded before the future is made (they borrow the text);
@@ -137,6 +138,8 @@ pub(crate) fn tool_impl(
             }
         });
     quote! {
+        #finish_fn
+
         #[automatically_derived]
         impl ::reticent::Tool for #self_ty {
             fn definition(&self) -> &::reticent::ToolDefinition {
@@ -329,36 +332,74 @@ fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
             #call;
             ::core::result::Result::Ok(::reticent::__private::serde_json::Value::Null)
         },
-        Output::Value(ty) => {
-            let encode =
-                quote_spanned!(ty.span()=> ::reticent::__private::ToolOutput::encode(&__output));
-            quote! {
-                let __output = #call;
-                #encode
-            }
-        }
-        Output::Result { ty, ok, err } => {
-            let into = quote_spanned!(ty.span()=> ::reticent::__private::IntoToolResult::into_tool_result(__returned));
-            let ok_span = ok.map_or_else(|| ty.span(), Spanned::span);
-            let err_span = err.map_or_else(|| ty.span(), Spanned::span);
-            let encode =
-                quote_spanned!(ok_span=> ::reticent::__private::ToolOutput::encode(&__output));
-            let classify = quote_spanned! {err_span=>
-                (&&&::reticent::__private::Classify::new(&__error)).reticent_kind().classify(__error)
-            };
-            quote! {
-                let __returned = #call;
-                match #into {
-                    ::core::result::Result::Ok(__output) => #encode,
-                    ::core::result::Result::Err(__error) => {
-                        #[allow(unused_imports)]
-                        use ::reticent::__private::{ClassifiedKind as _, DiscloseKind as _, ErrorKind as _};
-                        ::core::result::Result::Err(#classify)
-                    }
-                }
-            }
-        }
+        Output::Returned { .. } => quote! {
+            let __returned = #call;
+            Self::__reticent_finish(__returned)
+        },
     }
+}
+
+/// The associated function of the tool's struct that `call` and `call_text` end in: it takes
+/// what the tool returned apart. Emitted once per tool, so that a return type that breaks a
+/// rule is reported once.
+fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
+    let Output::Returned {
+        ty,
+        ok_spans: (ok_first, ok_last),
+        err_spans: (err_first, err_last),
+    } = &tool.output
+    else {
+        return None;
+    };
+    // Decided by the type of what the tool returned, never by how it is spelled (see
+    // `reticent`'s `tool/output.rs`): a `Result` is split, its error classified and its output
+    // checked and encoded; any other value is an output. A type that breaks a rule fails where
+    // its value is coerced to a trait object: the argument, spanned from the first to the last
+    // token of the type as written.
+    let split = quote_spanned! {ty.span()=>
+        (&&::reticent::__private::Returned::new(&__returned)).reticent_split().split(__returned)
+    };
+    let output = {
+        let amp = quote_spanned!(*ok_first=> &);
+        let value = quote_spanned!(*ok_last=> __output);
+        quote!(#amp #value)
+    };
+    let encode = quote_spanned! {*ok_first=>
+        (&&&::reticent::__private::OutputProbe::new(&__output)).reticent_output().encode(#output)
+    };
+    let boxed = {
+        let mut args = Group::new(Delimiter::Parenthesis, quote!(__error));
+        args.set_span(*err_last);
+        quote_spanned!(*err_first=> ::std::boxed::Box::new #args)
+    };
+    let classify = quote_spanned! {*err_first=>
+        (&&&&::reticent::__private::Classify::new(&__error))
+            .reticent_kind()
+            .classify(#boxed)
+    };
+    Some(quote! {
+        impl #self_ty {
+            #[doc(hidden)]
+            #[inline]
+            fn __reticent_finish(
+                __returned: #ty,
+            ) -> ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError> {
+                #[allow(unused_imports)]
+                use ::reticent::__private::{
+                    ClassifiedKind as _, DiscloseKind as _, ErrorKind as _, ErrorOutput as _,
+                    NestedResultOutput as _, NotAnErrorKind as _, PlainOutput as _,
+                    ResultReturn as _, ValueReturn as _,
+                };
+                // A value that is not a `Result` splits into `Result<T, Infallible>`.
+                #[allow(unreachable_patterns, unreachable_code)]
+                let __result = match #split {
+                    ::core::result::Result::Ok(__output) => #encode,
+                    ::core::result::Result::Err(__error) => ::core::result::Result::Err(#classify),
+                };
+                __result
+            }
+        }
+    })
 }
 
 #[cfg(test)]

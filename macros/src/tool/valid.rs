@@ -57,12 +57,27 @@ impl ToolFn<'_> {
                 Param::Arg(arg) => check_param_type(arg.ty, cx),
             }
         }
-        if let Output::Value(ty @ Type::ImplTrait(_)) = &self.output {
+        // The one type whose values cannot be told apart by their type where the tool is
+        // called: whether it is a `Result` is hidden.
+        if let Output::Returned { ty, .. } = &self.output
+            && is_impl_trait(ty)
+        {
             cx.error_spanned_by(
                 ty,
-                "a tool cannot return `impl Trait`: name the output type so it can be serialized",
+                "a tool cannot return `impl Trait`: name the type, `Result<T, E>` or the output type, \
+                 so that its error can be classified and its output serialized",
             );
         }
+    }
+}
+
+/// `impl Trait`, also in parentheses.
+fn is_impl_trait(ty: &Type) -> bool {
+    match ty {
+        Type::ImplTrait(_) => true,
+        Type::Paren(paren) => is_impl_trait(&paren.elem),
+        Type::Group(group) => is_impl_trait(&group.elem),
+        _ => false,
     }
 }
 

@@ -37,8 +37,8 @@ impl<'a> ToolsImpl<'a> {
 /// A `#[tool]` method as written, taken off the impl block.
 pub(crate) struct Method {
     pub(crate) options: ToolOptions,
-    /// The signature with its parameters' doc comments, and `Self` in parameter types
-    /// replaced by the block's type: the generated code lives outside the block.
+    /// The signature with its parameters' doc comments, and `Self` in parameter and return
+    /// types replaced by the block's type: the generated code lives outside the block.
     pub(crate) sig: Signature,
     pub(crate) attrs: Vec<Attribute>,
 }
@@ -93,6 +93,10 @@ pub(crate) fn take_tool_methods(item: &mut ItemImpl, cx: &Ctxt) -> Vec<Method> {
             if let syn::FnArg::Typed(pat_type) = input {
                 replace_self(&mut pat_type.ty, &item.self_ty);
             }
+        }
+        // The return type is named by the generated code too, outside the block.
+        if let syn::ReturnType::Type(_, ty) = &mut sig.output {
+            replace_self(ty, &item.self_ty);
         }
         methods.push(Method {
             options,

@@ -1,8 +1,8 @@
 //! Code generation for `#[tools]`: a struct per tool method holding the shared value, its
 //! `Tool` impl, and the block's `Toolbox` impl.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use proc_macro2::{Delimiter, Group, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
 
 use super::ast::ToolsImpl;
 use crate::tool::ast::unraw;
@@ -38,18 +38,30 @@ pub(crate) fn toolbox(tools: &ToolsImpl<'_>) -> TokenStream {
         });
     }
 
+    // One `Toolbox` impl per type: a second `#[tools]` block on the type is refused by the
+    // compiler as a conflicting impl, reported at the two blocks' `impl Type` (the impl's
+    // header is spanned at the user's `impl` keyword and type).
+    let span = item.impl_token.span;
+    let header = quote_spanned! {span=>
+        #[automatically_derived]
+        impl ::reticent::Toolbox for
+    };
+    let mut body = Group::new(
+        Delimiter::Brace,
+        quote! {
+            fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::reticent::Tool>> {
+                ::std::vec![#(#constructors),*]
+            }
+        },
+    );
+    body.set_span(span);
     quote! {
         #item
 
         const _: () = {
             #(#structs)*
 
-            #[automatically_derived]
-            impl ::reticent::Toolbox for #self_ty {
-                fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::reticent::Tool>> {
-                    ::std::vec![#(#constructors),*]
-                }
-            }
+            #header #self_ty #body
         };
     }
 }

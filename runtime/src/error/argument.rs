@@ -73,6 +73,16 @@ impl ArgumentError {
         Self::new(crate::error::chain::display(&error)).with_source(error)
     }
 
+    /// What the model is shown of `self` (its message, hint and path), without its source.
+    pub(crate) fn shown_copy(&self) -> Self {
+        Self {
+            message: self.message.clone(),
+            source: None,
+            hint: self.hint,
+            path: self.path.clone(),
+        }
+    }
+
     /// Keeps `error` for the caller, as [`ArgumentError::error`] and the
     /// [`source`](StdError::source). The model is not shown it: it sees the message only.
     #[must_use]

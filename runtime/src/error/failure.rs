@@ -6,7 +6,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
-use super::{BoxError, RetryHint};
+use super::{BoxError, RetryHint, chain};
 
 /// A tool failure that is not the model's fault: the model is told its kind only.
 ///
@@ -44,6 +44,10 @@ pub struct Failure {
     hint: Option<RetryHint>,
     fatal: bool,
     show_message: bool,
+    /// Which error of the chain (0: `error` itself, 1: its source ...) holds the message the
+    /// model is shown when the message is shown: for an `anyhow`/`eyre` chain, the error that
+    /// gave the kind, never a context string.
+    message_at: usize,
 }
 
 impl Failure {
@@ -57,6 +61,7 @@ impl Failure {
             hint: None,
             fatal: false,
             show_message: false,
+            message_at: 0,
         }
     }
 
@@ -68,7 +73,25 @@ impl Failure {
             hint: None,
             fatal: false,
             show_message: false,
+            message_at: 0,
         }
+    }
+
+    /// A failure of kind `kind` (a type's short name) caused by `error`.
+    pub(crate) fn with_kind(kind: Cow<'static, str>, error: BoxError) -> Self {
+        Self {
+            kind,
+            error: Arc::from(error),
+            hint: None,
+            fatal: false,
+            show_message: false,
+            message_at: 0,
+        }
+    }
+
+    /// [`Failure::type_kind`] of the type named `full` (as `std::any::type_name` names it).
+    pub(crate) fn type_kind_of_name(full: &'static str) -> Cow<'static, str> {
+        short_type_name(full)
     }
 
     /// The kind a failure of type `E` is shown as: the type's own name, without its module
@@ -129,6 +152,30 @@ impl Failure {
         self
     }
 
+    /// Says that the message the model may be shown is that of the `n`th error of the chain
+    /// (0: the error itself).
+    pub(crate) fn with_message_at(mut self, n: usize) -> Self {
+        self.message_at = n;
+        self
+    }
+
+    /// The message the model is shown when the message is shown, walked as every chain is.
+    pub(crate) fn shown_message(&self) -> String {
+        let error: &(dyn StdError + 'static) = &*self.error;
+        let mut shown = error;
+        let mut index = 0;
+        chain::walk(error, |link| {
+            shown = link;
+            index += 1;
+            if index > self.message_at {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        });
+        chain::display(shown)
+    }
+
     /// Whether the model is shown this failure's message (see [`Failure::show_message`]).
     pub fn shows_message(&self) -> bool {
         self.show_message
@@ -168,6 +215,7 @@ impl fmt::Debug for Failure {
             .field("hint", &self.hint)
             .field("fatal", &self.fatal)
             .field("show_message", &self.show_message)
+            .field("message_at", &self.message_at)
             .finish()
     }
 }

@@ -123,7 +123,7 @@ impl ToolError {
             }
             Self::Failed(failure) => {
                 let message = (include_error_message || failure.shows_message())
-                    .then(|| chain::display(&**failure.error()));
+                    .then(|| failure.shown_message());
                 render::failure(
                     tool,
                     failure.kind(),

@@ -10,8 +10,10 @@
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
 //! | `text.rs` | decoding them straight from JSON text |
-//! | `output.rs` | encoding a tool's output |
+//! | `output.rs` | splitting what a tool returned by its type, and encoding its output |
+//! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `classify.rs` | classifying a tool's error by its type, at compile time |
+//! | `report.rs` | classifying an `anyhow::Error`/`eyre::Report` by its chain (features `anyhow`, `eyre`) |
 //! | `set.rs` | checking and indexing a set of tools |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
 //! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
@@ -27,7 +29,10 @@ mod definition;
 mod failure;
 mod future;
 mod invoke;
+mod no_result;
 mod output;
+#[cfg(any(feature = "anyhow", feature = "eyre"))]
+mod report;
 mod schema;
 mod set;
 mod span;
@@ -44,6 +49,22 @@ pub(crate) use invoke::{CallArguments, Invocation, invoke};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
 
+/// What `#[derive(Disclose)]` writes without the features `anyhow` and `eyre`: nothing (see
+/// `report.rs`).
+#[cfg(not(any(feature = "anyhow", feature = "eyre")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_disclose {
+    ($ty:ty) => {};
+}
+
+/// The traits compile errors name; re-exported by `crate::rules`.
+pub(crate) mod rules {
+    pub use super::args::{ToolParam, ToolParamSchema};
+    pub use super::classify::{DiscloseErrorType, ThreadSafeError, ToolErrorType};
+    pub use super::output::{OutputIsNotAResult, OutputIsNotAnError, ToolOutput};
+}
+
 /// What the macros' generated code uses; re-exported by `crate::__private`.
 pub(crate) mod generated {
     pub use super::args::{
@@ -51,9 +72,16 @@ pub(crate) mod generated {
     };
     pub use super::classify::{
         Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
-        DiscloseTag, ErrorKind, ErrorTag, ToolErrorType,
+        DiscloseTag, ErrorKind, ErrorTag, NotAnErrorKind, NotAnErrorTag, ThreadSafeError,
+        ToolErrorType,
     };
-    pub use super::output::{IntoToolResult, ToolOutput};
+    pub use super::output::{
+        ErrorOutput, ErrorOutputTag, NestedResultOutput, NestedResultTag, OutputIsNotAResult,
+        OutputIsNotAnError, OutputProbe, PlainOutput, PlainOutputTag, ResultReturn, ResultTag,
+        Returned, ToolOutput, ValueReturn, ValueTag,
+    };
+    #[cfg(any(feature = "anyhow", feature = "eyre"))]
+    pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose};
     pub use super::text::{KeyIndex, call_parsed, from_text, unexpected_key};
 }
 

@@ -93,6 +93,40 @@ impl Serialize for Unserializable {
     }
 }
 
+/// An error a developer made `Serialize`: were it sent as an output, its fields would reach the
+/// model.
+#[derive(Debug, thiserror::Error, serde::Serialize)]
+#[error("{message}")]
+pub struct SerError {
+    pub message: String,
+}
+
+/// An alias of `Result`: classified by its type, as `Result` written out is.
+pub type Outcome = Result<String, SerError>;
+
+mod renamed {
+    pub use std::result::Result as Res;
+}
+use renamed::Res;
+
+/// An output with a `Result` in a struct field.
+#[derive(serde::Serialize)]
+pub struct Report {
+    pub rows: u32,
+    pub outcome: Result<u32, SerError>,
+}
+
+/// The message of an output refused because it holds a `Result`: fixed, nothing of the value.
+const HOLDS_RESULT: &str = "the tool's output holds a `Result`, which is never sent to the model \
+    as output (its `Err` would reach the model as a success); return errors as the tool's own `Err`";
+
+/// The argument message a developer wrote in an `anyhow`/`eyre` chain: the canary is in the
+/// context around it.
+const REPORT_ARGUMENT: &str = "dates look like 2024-05-01";
+/// The root cause or `Disclose` error of an `anyhow`/`eyre` chain: the canary is in the
+/// context around it.
+const REPORT_ROOT: &str = "the ledger is locked";
+
 pub const IO_KINDS: [std::io::ErrorKind; 5] = [
     std::io::ErrorKind::NotFound,
     std::io::ErrorKind::PermissionDenied,
@@ -150,6 +184,36 @@ pub enum Fault {
     Timeout,
     /// An output that cannot be turned into JSON, the secret in serde's message (fatal).
     Output,
+    /// An error that derives `Serialize`, returned through an alias of `Result` (or a `Result`
+    /// renamed with `use … as`): classified by its type.
+    Aliased { renamed: bool },
+    /// A `Result` deeper in a successful output, the secret in its error: refused as it is
+    /// encoded (fatal), with a message that holds nothing of it.
+    ResultInOutput(Depth),
+    /// An `anyhow::Error` (or `eyre::Report`) whose context string holds the secret.
+    Report { eyre: bool, inner: ReportFault },
+}
+
+/// Where a `Result` sits in an output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// `Vec<Result<..>>`.
+    Vec,
+    /// A struct field.
+    Field,
+    /// `Option<Vec<Outcome>>`: through an alias, two levels down.
+    OptionOfAlias,
+}
+
+/// What an `anyhow`/`eyre` chain holds under its context string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFault {
+    /// An `ArgumentError`: the model is shown its message alone.
+    Argument,
+    /// A `Disclose` variant that is not an argument error: its kind.
+    Store,
+    /// Nothing classified: `Error`.
+    Plain,
 }
 
 /// One fault of each tool and kind.
@@ -181,6 +245,17 @@ pub fn every_fault() -> Vec<Fault> {
         Fault::Output,
     ];
     faults.extend([Unavailable, Throttled, Flaky, Gone, Corrupt, Backend].map(Fault::Store));
+    faults.extend([false, true].map(|renamed| Fault::Aliased { renamed }));
+    faults.push(Fault::ResultInOutput(Depth::Vec));
+    for eyre in [false, true] {
+        for inner in [
+            ReportFault::Argument,
+            ReportFault::Store,
+            ReportFault::Plain,
+        ] {
+            faults.push(Fault::Report { eyre, inner });
+        }
+    }
     faults
 }
 
@@ -204,6 +279,11 @@ impl Fault {
             Self::Panic { asynchronous: true } => "fail_panic_async",
             Self::Timeout => "fail_slow",
             Self::Output => "fail_output",
+            Self::Aliased { renamed: false } => "fail_aliased",
+            Self::Aliased { renamed: true } => "fail_renamed",
+            Self::ResultInOutput(_) => "fail_result_in_output",
+            Self::Report { eyre: false, .. } => "fail_anyhow",
+            Self::Report { eyre: true, .. } => "fail_eyre",
         }
     }
 
@@ -219,7 +299,13 @@ impl Fault {
     pub fn is_argument(self) -> bool {
         matches!(
             self,
-            Self::StoreArgument { .. } | Self::Argument { .. } | Self::ArgumentSourced
+            Self::StoreArgument { .. }
+                | Self::Argument { .. }
+                | Self::ArgumentSourced
+                | Self::Report {
+                    inner: ReportFault::Argument,
+                    ..
+                }
         )
     }
 
@@ -227,7 +313,10 @@ impl Fault {
     pub fn is_fatal(self) -> bool {
         matches!(
             self,
-            Self::Store(StoreFault::Corrupt) | Self::HandFailure { fatal: true, .. } | Self::Output
+            Self::Store(StoreFault::Corrupt)
+                | Self::HandFailure { fatal: true, .. }
+                | Self::Output
+                | Self::ResultInOutput(_)
         )
     }
 
@@ -245,9 +334,23 @@ impl Fault {
             Self::Store(StoreFault::Gone) => "StoreError::Gone",
             Self::Store(StoreFault::Corrupt) => "StoreError::Corrupt",
             Self::Store(StoreFault::Backend) => "StoreError::Backend",
-            Self::StoreArgument { .. } | Self::Argument { .. } | Self::ArgumentSourced => {
-                "argument"
-            }
+            Self::StoreArgument { .. }
+            | Self::Argument { .. }
+            | Self::ArgumentSourced
+            | Self::Report {
+                inner: ReportFault::Argument,
+                ..
+            } => "argument",
+            Self::Aliased { .. } => "SerError",
+            Self::ResultInOutput(_) => "OutputError",
+            Self::Report {
+                inner: ReportFault::Store,
+                ..
+            } => "StoreError::Unavailable",
+            Self::Report {
+                inner: ReportFault::Plain,
+                ..
+            } => "Error",
             Self::Io(_) => "io::Error",
             Self::Boxed { .. } => "Error",
             Self::HandFailure { .. } => "Upstream",
@@ -293,6 +396,20 @@ impl Fault {
             Self::Output => {
                 format!("the tool's output could not be serialized to JSON: {message}")
             }
+            Self::Aliased { .. } => message.to_owned(),
+            Self::ResultInOutput(_) => HOLDS_RESULT.to_owned(),
+            Self::Report {
+                inner: ReportFault::Argument,
+                ..
+            } => REPORT_ARGUMENT.to_owned(),
+            Self::Report {
+                inner: ReportFault::Store,
+                ..
+            } => format!("store unavailable: {REPORT_ROOT}"),
+            Self::Report {
+                inner: ReportFault::Plain,
+                ..
+            } => REPORT_ROOT.to_owned(),
             Self::Panic { .. } | Self::Timeout => return None,
         })
     }
@@ -348,6 +465,8 @@ impl Registered {
                 duration_text(limit)
             ),
             Fault::Panic { .. } => format!("the tool `{}` panicked: {}", self.tool(), self.message),
+            // the output was the tool's success; refused, it is not kept
+            Fault::ResultInOutput(_) => HOLDS_RESULT.to_owned(),
             _ => self.message.clone(),
         }
     }
@@ -683,6 +802,100 @@ pub fn fail_output(
     Ok(Unserializable(lookup(key).message.clone()))
 }
 
+/// Fails through an alias of `Result` with an error that derives `Serialize`.
+#[reticent::tool]
+pub fn fail_aliased(
+    /// Which failure.
+    key: u64,
+) -> Outcome {
+    Err(SerError {
+        message: lookup(key).message.clone(),
+    })
+}
+
+/// Fails through a `Result` renamed with `use … as`.
+#[reticent::tool]
+pub async fn fail_renamed(
+    /// Which failure.
+    key: u64,
+) -> Res<String, SerError> {
+    Err(SerError {
+        message: lookup(key).message.clone(),
+    })
+}
+
+/// The outputs with a `Result` deeper in them: serialized as the shape they hold.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub enum Shapes {
+    Vec(Vec<Result<u32, SerError>>),
+    Field(Report),
+    OptionOfAlias(Option<Vec<Outcome>>),
+}
+
+/// Succeeds with a `Result` deeper in its output, the secret in its error.
+#[reticent::tool]
+pub fn fail_result_in_output(
+    /// Which failure.
+    key: u64,
+) -> Result<Shapes, PlainError> {
+    let spec = lookup(key);
+    let error = SerError {
+        message: spec.message.clone(),
+    };
+    let Fault::ResultInOutput(depth) = spec.fault else {
+        unreachable!()
+    };
+    Ok(match depth {
+        Depth::Vec => Shapes::Vec(vec![Ok(1), Err(error)]),
+        Depth::Field => Shapes::Field(Report {
+            rows: 1,
+            outcome: Err(error),
+        }),
+        Depth::OptionOfAlias => Shapes::OptionOfAlias(Some(vec![Outcome::Err(error)])),
+    })
+}
+
+/// Fails with an `anyhow::Error` whose context string holds the secret.
+#[reticent::tool]
+pub fn fail_anyhow(
+    /// Which failure.
+    key: u64,
+) -> anyhow::Result<String> {
+    use anyhow::Context as _;
+    let spec = lookup(key);
+    let Fault::Report { inner, .. } = spec.fault else {
+        unreachable!()
+    };
+    let context = spec.message.clone();
+    match inner {
+        ReportFault::Argument => Err(ArgumentError::new(REPORT_ARGUMENT)).context(context),
+        ReportFault::Store => Err(StoreError::Unavailable(REPORT_ROOT.to_owned())).context(context),
+        ReportFault::Plain => Err(anyhow::anyhow!(REPORT_ROOT)).context(context),
+    }
+}
+
+/// Fails with an `eyre::Report` whose context string holds the secret.
+#[reticent::tool]
+pub async fn fail_eyre(
+    /// Which failure.
+    key: u64,
+) -> eyre::Result<String> {
+    use eyre::WrapErr as _;
+    let spec = lookup(key);
+    let Fault::Report { inner, .. } = spec.fault else {
+        unreachable!()
+    };
+    let context = spec.message.clone();
+    match inner {
+        ReportFault::Argument => Err(ArgumentError::new(REPORT_ARGUMENT)).wrap_err(context),
+        ReportFault::Store => {
+            Err(StoreError::Unavailable(REPORT_ROOT.to_owned())).wrap_err(context)
+        }
+        ReportFault::Plain => Err(eyre::eyre!(REPORT_ROOT)).wrap_err(context),
+    }
+}
+
 /// Every failing tool, once.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
     vec![
@@ -697,6 +910,11 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(FailPanicAsync),
         Arc::new(FailSlow),
         Arc::new(FailOutput),
+        Arc::new(FailAliased),
+        Arc::new(FailRenamed),
+        Arc::new(FailResultInOutput),
+        Arc::new(FailAnyhow),
+        Arc::new(FailEyre),
     ]
 }
 
@@ -784,6 +1002,18 @@ pub fn fault(timeouts: u32) -> impl Strategy<Value = Fault> {
         // fatal: each ends its run after its turn, so rarer
         1 => Just(Fault::Store(Corrupt)),
         1 => Just(Fault::Output),
+        8 => any::<bool>().prop_map(|renamed| Fault::Aliased { renamed }),
+        1 => prop_oneof![Just(Depth::Vec), Just(Depth::Field), Just(Depth::OptionOfAlias)]
+            .prop_map(Fault::ResultInOutput),
+        12 => (
+            any::<bool>(),
+            prop_oneof![
+                Just(ReportFault::Argument),
+                Just(ReportFault::Store),
+                Just(ReportFault::Plain)
+            ]
+        )
+            .prop_map(|(eyre, inner)| Fault::Report { eyre, inner }),
     ]
 }
 
