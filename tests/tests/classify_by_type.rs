@@ -220,7 +220,7 @@ fn calls() -> Vec<reticent::ToolCall> {
         .map(|(i, (tool, _))| reticent::ToolCall {
             id: format!("call_{i}"),
             name: tool.definition().name.clone(),
-            arguments: arguments(&**tool),
+            arguments: arguments(&**tool).into(),
         })
         .collect()
 }

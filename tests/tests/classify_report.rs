@@ -288,7 +288,7 @@ async fn a_context_string_never_reaches_the_model_in_a_run() {
             .map(|(i, (case, _))| reticent::ToolCall {
                 id: format!("call_{i}"),
                 name: "report".into(),
-                arguments: json!({ "case": case }),
+                arguments: json!({ "case": case }).into(),
             })
             .collect();
         let model = ScriptedModel::new(vec![
