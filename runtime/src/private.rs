@@ -7,6 +7,7 @@ pub use crate::argument_field::{
 pub use crate::secret::{SecretCannotBeFormatted, SecretCannotBeSerialized};
 pub use crate::tool::generated::*;
 pub use futures::future::BoxFuture;
+pub use schemars;
 pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;

@@ -47,14 +47,15 @@ pub(crate) use span::{execute_span, record_failure};
 /// What the macros' generated code uses; re-exported by `crate::__private`.
 pub(crate) mod generated {
     pub use super::args::{
-        ToolParam, ToolParamSchema, arguments, check_argument, unknown_argument,
+        ArgumentsOf, CannotDecodeArguments, DecodeArguments, ToolParam, ToolParamSchema,
     };
     pub use super::classify::{
         Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
         DiscloseTag, ErrorKind, ErrorTag, ToolErrorType,
     };
     pub use super::output::{IntoToolResult, ToolOutput};
-    pub use super::text::{KeyIndex, call_parsed, from_text, unexpected_key};
+    pub use super::schema::{ArgumentsSchema, NoArgumentsSchema};
+    pub use super::text::call_parsed;
 }
 
 pub(crate) use args::cut_too_deep;

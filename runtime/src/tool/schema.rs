@@ -4,6 +4,8 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
+use super::args::ArgumentsOf;
+
 /// Builds the root object schema of a tool's arguments, one parameter at a time.
 ///
 /// The `#[tool]` macro drives it once per tool (the result is cached); it is public for tools
@@ -45,11 +47,8 @@ impl Default for ParametersSchema {
 impl ParametersSchema {
     /// An object schema with no properties yet.
     pub fn new() -> Self {
-        let settings = SchemaSettings::draft2020_12().with(|s| {
-            s.meta_schema = None;
-        });
         Self {
-            generator: settings.into_generator(),
+            generator: generator(),
             properties: Map::new(),
             required: Vec::new(),
         }
@@ -89,5 +88,80 @@ impl ParametersSchema {
             root.insert("$defs".into(), Value::Object(defs));
         }
         Value::Object(root)
+    }
+}
+
+/// The settings every schema of a tool is generated with: JSON Schema 2020-12, without a
+/// `$schema` keyword.
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+        })
+        .into_generator()
+}
+
+/// The schema of `T` at the root, with the definitions it refers to in `$defs`.
+fn root_schema<T: JsonSchema>() -> Map<String, Value> {
+    let mut generator = generator();
+    let mut root = match T::json_schema(&mut generator).to_value() {
+        Value::Object(map) => map,
+        // `true`: a schema that accepts anything (a `serde_json::Value`).
+        Value::Bool(true) => Map::new(),
+        // `false`: one that accepts nothing.
+        _ => Map::from_iter([("not".to_owned(), Value::Object(Map::new()))]),
+    };
+    let defs = generator.take_definitions(true);
+    if !defs.is_empty() {
+        root.insert("$defs".into(), Value::Object(defs));
+    }
+    root
+}
+
+/// The parameter schema of a `#[tool]`: the schema of the arguments struct it derives
+/// `JsonSchema` for, whose fields are the parameters. An object whose keys come in the order
+/// [`ParametersSchema`] writes them, with `properties` even when there are none.
+fn arguments_schema<T: JsonSchema>() -> Value {
+    let mut schema = root_schema::<T>();
+    schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let mut root = Map::new();
+    for key in ["type", "properties", "required", "additionalProperties"] {
+        if let Some(value) = schema.shift_remove(key) {
+            root.insert(key.to_owned(), value);
+        }
+    }
+    let defs = schema.shift_remove("$defs");
+    root.extend(schema);
+    if let Some(defs) = defs {
+        root.insert("$defs".to_owned(), defs);
+    }
+    Value::Object(root)
+}
+
+/// The parameter schema of a `#[tool]`'s arguments struct; see [`ArgumentsOf`].
+pub trait ArgumentsSchema {
+    /// The schema of the arguments struct, as the tool's parameter schema.
+    fn arguments_schema(&self) -> Value;
+}
+
+impl<T: JsonSchema> ArgumentsSchema for &ArgumentsOf<T> {
+    fn arguments_schema(&self) -> Value {
+        arguments_schema::<T>()
+    }
+}
+
+/// The fallback of [`ArgumentsSchema`], picked only when a parameter's type is not
+/// `JsonSchema`: the crate then fails to compile with an error at that type, and this is never
+/// run (see [`ArgumentsOf`]).
+pub trait NoArgumentsSchema {
+    /// Never returns.
+    fn arguments_schema(&self) -> Value;
+}
+
+impl<T> NoArgumentsSchema for ArgumentsOf<T> {
+    fn arguments_schema(&self) -> Value {
+        const { panic!("a `#[tool]`'s arguments struct does not implement `JsonSchema`") }
     }
 }
