@@ -148,6 +148,11 @@ pub(crate) fn tool_impl(
         options.open_world,
     );
     let (arguments_struct, checks, arguments_ty) = arguments_struct(tool, arguments);
+    let title = options
+        .title
+        .as_ref()
+        .map(|title| quote!(.with_title(#title)));
+    let output_schema = output_schema(tool);
     let timeout = options.timeout_ms.map(|ms| {
         quote! {
             fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
@@ -169,6 +174,13 @@ pub(crate) fn tool_impl(
     let is_blocking = tool.sig.asyncness.is_none().then(|| {
         quote! {
             fn is_blocking(&self) -> bool {
+                true
+            }
+        }
+    });
+    let needs_approval = options.needs_approval.then(|| {
+        quote! {
+            fn needs_approval(&self) -> bool {
                 true
             }
         }
@@ -230,7 +242,7 @@ pub(crate) fn tool_impl(
                 __DEFINITION.get_or_init(|| {
                     #[allow(unused_imports)]
                     use ::reticent::__private::{ArgumentsSchema as _, NoArgumentsSchema as _};
-                    ::reticent::ToolDefinition::new(
+                    let __definition = ::reticent::ToolDefinition::new(
                         #name,
                         #description,
                         (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).arguments_schema(),
@@ -242,6 +254,8 @@ pub(crate) fn tool_impl(
                             .idempotent(#idempotent)
                             .open_world(#open_world),
                     )
+                    #title;
+                    #output_schema
                 })
             }
 
@@ -250,6 +264,8 @@ pub(crate) fn tool_impl(
             #untrusted
 
             #is_blocking
+
+            #needs_approval
 
             fn call(
                 &self,
@@ -268,6 +284,32 @@ pub(crate) fn tool_impl(
                 #call_text
             }
         }
+    }
+}
+
+/// The end of `definition()`'s initializer, which has the definition in `__definition`: the
+/// output schema added when the tool's output type implements `JsonSchema` (decided at compile
+/// time), unless `output_schema = false`. A tool that returns nothing has none.
+fn output_schema(tool: &ToolFn<'_>) -> TokenStream {
+    let output = match &tool.output {
+        _ if !tool.options.output_schema => None,
+        Output::Unit => None,
+        Output::Value(ty) => Some(ty.to_token_stream()),
+        Output::Result { ok: Some(ok), .. } => Some(ok.to_token_stream()),
+        Output::Result { ty, ok: None, .. } => {
+            Some(quote!(<#ty as ::reticent::__private::IntoToolResult>::Output))
+        }
+    };
+    match output {
+        None => quote!(__definition),
+        Some(output) => quote! {
+            #[allow(unused_imports)]
+            use ::reticent::__private::{HasOutputSchema as _, NoOutputSchema as _};
+            match (&&::reticent::__private::OutputSchema::<#output>::new()).output_schema() {
+                ::core::option::Option::Some(schema) => __definition.with_output_schema(schema),
+                ::core::option::Option::None => __definition,
+            }
+        },
     }
 }
 

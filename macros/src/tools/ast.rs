@@ -97,6 +97,9 @@ pub(crate) fn take_tool_methods(item: &mut ItemImpl, cx: &Ctxt) -> Vec<Method> {
                 }
             }
         }
+        if let syn::ReturnType::Type(_, ty) = &mut sig.output {
+            replace_self(ty, &item.self_ty);
+        }
         methods.push(Method {
             options,
             sig,

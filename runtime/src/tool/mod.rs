@@ -5,7 +5,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `definition.rs` | [`ToolDefinition`], [`ToolAnnotations`] |
-//! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema |
+//! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema; its output schema |
 //! | `context.rs` | [`ToolContext`] |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
@@ -54,7 +54,9 @@ pub(crate) mod generated {
         DiscloseTag, ErrorKind, ErrorTag, ToolErrorType,
     };
     pub use super::output::{IntoToolResult, ToolOutput};
-    pub use super::schema::{ArgumentsSchema, NoArgumentsSchema};
+    pub use super::schema::{
+        ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,
+    };
     pub use super::text::call_parsed;
 }
 
@@ -123,6 +125,15 @@ pub trait Tool: Send + Sync + 'static {
     /// says only what it did (`sent`, `queued`).
     fn untrusted_output(&self) -> bool {
         self.definition().annotations.open_world
+    }
+
+    /// Whether the agent stops for a person's approval before running a call of this tool
+    /// (`#[tool(needs_approval)]`).
+    ///
+    /// For tools whose effects a person must see first: sending money, deleting records,
+    /// writing to someone else. `false` by default.
+    fn needs_approval(&self) -> bool {
+        false
     }
 }
 

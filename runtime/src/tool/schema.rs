@@ -1,9 +1,14 @@
-//! Building a tool's parameter schema: one object whose properties are the parameters.
+//! A tool's schemas: the parameter schema, one object whose properties are the parameters,
+//! and the output schema.
+
+use std::fmt;
+use std::marker::PhantomData;
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
+use super::ToolDefinition;
 use super::args::ArgumentsOf;
 
 /// Builds the root object schema of a tool's arguments, one parameter at a time.
@@ -102,7 +107,7 @@ fn generator() -> SchemaGenerator {
 }
 
 /// The schema of `T` at the root, with the definitions it refers to in `$defs`.
-fn root_schema<T: JsonSchema>() -> Map<String, Value> {
+fn root_schema<T: JsonSchema + ?Sized>() -> Map<String, Value> {
     let mut generator = generator();
     let mut root = match T::json_schema(&mut generator).to_value() {
         Value::Object(map) => map,
@@ -138,6 +143,78 @@ fn arguments_schema<T: JsonSchema>() -> Value {
         root.insert("$defs".to_owned(), defs);
     }
     Value::Object(root)
+}
+
+/// The output schema of a tool whose output is a `T`: `T`'s schema when its root is an object
+/// (`"type": "object"`), as MCP requires; otherwise an object whose one property `result` is
+/// `T`'s schema, marked `x-reticent-wrap-result`: `{"type": "object", "properties": {"result": ..},
+/// "required": ["result"], "x-reticent-wrap-result": true}` (see
+/// [`ToolDefinition::wraps_output`]).
+fn output_schema<T: JsonSchema + ?Sized>() -> Value {
+    let mut schema = root_schema::<T>();
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return Value::Object(schema);
+    }
+    // `$defs` stay at the root, where `#/$defs/..` points.
+    let defs = schema.remove("$defs");
+    let mut root = Map::new();
+    root.insert("type".into(), Value::from("object"));
+    root.insert(
+        "properties".into(),
+        Value::Object(Map::from_iter([(
+            "result".to_owned(),
+            Value::Object(schema),
+        )])),
+    );
+    root.insert("required".into(), Value::Array(vec![Value::from("result")]));
+    root.insert(ToolDefinition::WRAPPED_OUTPUT.into(), Value::Bool(true));
+    if let Some(defs) = defs {
+        root.insert("$defs".into(), defs);
+    }
+    Value::Object(root)
+}
+
+/// The output schema of a tool whose output type is `T`, when `T` implements `JsonSchema`:
+/// `#[tool]` writes `(&&OutputSchema::<T>::new()).output_schema()`, which picks
+/// [`HasOutputSchema`] when it applies and [`NoOutputSchema`] otherwise, at compile time.
+pub struct OutputSchema<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
+
+impl<T: ?Sized> OutputSchema<T> {
+    /// The marker for `T`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<T: ?Sized> fmt::Debug for OutputSchema<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OutputSchema")
+    }
+}
+
+/// The output schema of a `JsonSchema` output; see [`OutputSchema`].
+pub trait HasOutputSchema {
+    /// [`output_schema`] of the output type.
+    fn output_schema(&self) -> Option<Value>;
+}
+
+impl<T: JsonSchema + ?Sized> HasOutputSchema for &OutputSchema<T> {
+    fn output_schema(&self) -> Option<Value> {
+        Some(output_schema::<T>())
+    }
+}
+
+/// No output schema, for an output type that is not `JsonSchema`; see [`OutputSchema`].
+pub trait NoOutputSchema {
+    /// `None`.
+    fn output_schema(&self) -> Option<Value>;
+}
+
+impl<T: ?Sized> NoOutputSchema for OutputSchema<T> {
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
 }
 
 /// The parameter schema of a `#[tool]`'s arguments struct; see [`ArgumentsOf`].
