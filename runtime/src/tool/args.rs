@@ -80,9 +80,10 @@ impl<T> fmt::Debug for ArgumentsOf<T> {
 
 /// Decoding a `#[tool]`'s arguments struct; see [`ArgumentsOf`].
 pub trait DecodeArguments<T> {
-    /// [`decode_value`].
+    /// Decodes the arguments object `args` into `T`, or says what is wrong.
     fn decode_value(&self, args: Value) -> Result<T, ToolError>;
-    /// [`from_text`](super::text::from_text).
+    /// Decodes the arguments object in the JSON text `text` into `T` in one pass; `None` when
+    /// it does not decode that way.
     fn decode_text(&self, text: &str) -> Option<T>;
 }
 

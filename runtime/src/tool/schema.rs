@@ -195,7 +195,7 @@ impl<T: ?Sized> fmt::Debug for OutputSchema<T> {
 
 /// The output schema of a `JsonSchema` output; see [`OutputSchema`].
 pub trait HasOutputSchema {
-    /// [`output_schema`] of the output type.
+    /// The output schema of the output type.
     fn output_schema(&self) -> Option<Value>;
 }
 
