@@ -35,10 +35,63 @@ mod tools;
 /// | option | meaning |
 /// |---|---|
 /// | `name = ".."` | the tool's name (default: the function's), `^[a-zA-Z0-9_-]{1,64}$` |
+/// | `title = ".."` | a human-readable title (`ToolDefinition::title`), for user interfaces such as MCP clients' tool lists |
 /// | `description = ".."` | the description, instead of the doc comment |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | the annotations (MCP hints) |
 /// | `untrusted_output` | the output comes from outside the system and taints the run (`open_world` tools are untrusted unless `untrusted_output = false`) |
+/// | `needs_approval` | the agent stops for a person's approval before running a call of this tool (`Tool::needs_approval`) |
+/// | `output_schema = false` | no output schema in the definition (see below) |
 /// | `timeout = "5s"` | the tool's own time limit (`ms`, `s`, `m`, `h`, e.g. `1m30s`) |
+///
+/// Each option may be given once; flags take no value or `= true`/`= false`.
+///
+/// # Parameters
+///
+/// The parameters (all but a `ToolContext`) become the fields of a hidden arguments struct
+/// that derives `serde::Deserialize` (the decoder) and `schemars::JsonSchema` (the parameter
+/// schema), with `#[serde(deny_unknown_fields)]`: the schema and the decoder come from one
+/// derive, so they agree, and an argument the tool does not take is refused by both. So
+/// `#[serde(..)]` and `#[schemars(..)]` on a parameter mean what they mean on a struct field:
+///
+/// ```text
+/// #[reticent::tool]
+/// fn search(
+///     /// What to look for.                         <- the description
+///     #[serde(rename = "q", alias = "query")]       <- read as `q` (or `query`)
+///     text: String,
+///     #[serde(default = "ten")]                     <- optional; `ten()` when absent
+///     #[schemars(range(min = 1, max = 50))]         <- `minimum`/`maximum` in the schema
+///     per_page: u32,
+///     #[serde(default, deserialize_with = "duration")]
+///     #[schemars(with = "Option<String>")]          <- the schema of what is sent
+///     wait: Option<Duration>,
+/// ) -> Vec<Hit> { .. }
+/// ```
+///
+/// `Option<T>` parameters and parameters with a `#[serde(default)]` are optional (and `Option`
+/// decodes from null too). `#[schemars]` constraints (`range`, `length`, `regex`) describe the
+/// parameter in the schema, as on a struct field; serde's derive does not check them. Refused,
+/// each with an error at its tokens: two arguments under one name (`rename`, `alias`);
+/// `#[schemars(rename | default | skip | skip_deserializing | flatten)]`, which would change the
+/// schema and not the decoder (write `#[serde(..)]`, which changes both); `#[serde]` and
+/// `#[schemars]` on the `ToolContext` parameter.
+///
+/// Decoding errors the model is shown name the argument, and the path into it where there is
+/// one: ``argument `address.zip`: invalid type: string "x", expected u32``. Errors written by
+/// your own decoding code (`deserialize_with`, `try_from`, a `Deserialize` impl) are argument
+/// errors, shown to the model in full: keep I/O and server state out of a parameter's
+/// decoding, and do the lookups in the tool's body.
+///
+/// # Output schema
+///
+/// When the output type (the `T` of a `Result<T, E>`) implements `schemars::JsonSchema`,
+/// decided when the crate compiles, the definition carries its schema as
+/// `ToolDefinition::output_schema`; a tool that returns nothing has none, and
+/// `output_schema = false` leaves it out. Its root is an object, as MCP requires: an output
+/// whose own schema is not an object (a number, a list, an enum) is wrapped as
+/// `{"type": "object", "properties": {"result": SCHEMA}, "required": ["result"],
+/// "x-reticent-wrap-result": true}`, and an MCP server sends such output as structured content
+/// `{"result": OUTPUT}` (`ToolDefinition::wraps_output`).
 ///
 /// Parameters must be `Deserialize + JsonSchema` and own their data; the output must be
 /// `Serialize`, and neither a `Result` nor an error type; the error type must be

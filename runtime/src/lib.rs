@@ -98,6 +98,14 @@
 //! `Error` keeps its parent module (`io::Error`, `reqwest::Error`). `#[disclose(kind = "..")]`
 //! overrides it. Messages shown to the model are cut to a bounded length.
 //!
+//! Arguments that don't decode are the model's to correct, so their message is shown in full —
+//! with the argument's name and the path into it (``argument `address.zip`: ...``). That
+//! includes the messages of your own decoding code: a parameter's `deserialize_with`, a
+//! type's `try_from`, a hand-written `Deserialize`. So a parameter's decoding does no I/O and
+//! reads no server state: a message about a row, a file or a connection would reach the model.
+//! Decode the model's input there, and look things up in the tool's body, where its errors are
+//! classified by type.
+//!
 //! # Where to go next
 //!
 //! - [`Agent`]: the loop that runs a model and its tools, applies the failure mode and hands

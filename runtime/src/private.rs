@@ -10,6 +10,7 @@ pub use crate::tool::generated::*;
 pub use futures::future::BoxFuture;
 #[cfg(any(feature = "anyhow", feature = "eyre"))]
 pub use inventory;
+pub use schemars;
 pub use serde;
 pub use serde_json;
 pub use std::sync::OnceLock;

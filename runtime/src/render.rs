@@ -163,6 +163,11 @@ pub(crate) fn missing_argument(name: &str) -> String {
     format!("missing required argument `{name}`")
 }
 
+/// An argument given twice: under its name and an alias, or two aliases.
+pub(crate) fn duplicate_argument(name: &str) -> String {
+    format!("argument `{name}` is given twice, under two of its names")
+}
+
 /// An argument (or a part of it, at `path`) did not decode; `reason` is the decoder's, which
 /// may echo the value the model sent. Cut so that the whole fits the model's message, keeping
 /// the end of the reason (what was expected).

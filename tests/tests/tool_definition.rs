@@ -203,6 +203,31 @@ fn annotations_take_explicit_booleans() {
     );
 }
 
+// ---- title and approval --------------------------------------------------------------------
+
+/// Refund a payment.
+#[reticent::tool(title = "Refund a payment", destructive, needs_approval)]
+fn refund(payment_id: String) -> String {
+    payment_id
+}
+
+#[test]
+fn title_sets_the_definitions_title() {
+    let definition = Refund.definition();
+    assert_eq!(definition.title.as_deref(), Some("Refund a payment"));
+    assert_eq!(definition.name, "refund");
+    assert!(definition.annotations.destructive);
+    // Without it, there is none: the name is what the model calls the tool by.
+    assert_eq!(LookupOrder.definition().title, None);
+}
+
+#[test]
+fn needs_approval_asks_for_a_persons_approval() {
+    assert!(Refund.needs_approval());
+    assert!(!LookupOrder.needs_approval());
+    assert!(!WeatherNow.needs_approval());
+}
+
 // ---- time limits ---------------------------------------------------------------------------
 
 /// Fast.
@@ -396,7 +421,7 @@ impl Counter {
     /// Reset the counter.
     ///
     /// Sets it back to zero.
-    #[tool(destructive, idempotent)]
+    #[tool(destructive, idempotent, title = "Reset the counter", needs_approval)]
     fn reset(&self, cx: &ToolContext) -> Result<String, ArgumentError> {
         self.count.store(0, Ordering::SeqCst);
         Ok(cx.call_id().to_owned())
@@ -448,6 +473,14 @@ fn tools_methods_have_definitions_like_free_functions() {
 
     let read = find(&tools, "read-counter");
     assert_eq!(read.definition().description, "Read the counter.");
+    assert_eq!(read.definition().title, None);
+    assert!(!read.needs_approval());
+    let reset = find(&tools, "reset");
+    assert_eq!(
+        reset.definition().title.as_deref(),
+        Some("Reset the counter")
+    );
+    assert!(reset.needs_approval());
     assert!(read.definition().annotations.read_only);
     assert_eq!(read.timeout(), Some(Duration::from_millis(150)));
 

@@ -3,8 +3,8 @@
 //! `valid.rs` refuses those.
 
 use syn::{
-    FnArg, GenericArgument, Ident, Pat, PatType, PathArguments, Receiver, ReturnType, Signature,
-    Type,
+    Attribute, FnArg, GenericArgument, Ident, Pat, PatType, PathArguments, Receiver, ReturnType,
+    Signature, Type,
 };
 
 use proc_macro2::Span;
@@ -48,16 +48,26 @@ pub(crate) enum Param<'a> {
     Pattern(&'a Pat),
 }
 
-/// A model argument: a parameter the schema describes and the call decodes.
+/// A model argument: a parameter the schema describes and the call decodes. It becomes a field
+/// of the arguments struct `#[tool]` derives `Deserialize` and `JsonSchema` for, with its
+/// attributes.
 pub(crate) struct Arg<'a> {
     pub(crate) ident: &'a Ident,
-    /// The argument's name in the schema (the identifier without `r#`).
-    pub(crate) name: String,
     pub(crate) ty: &'a Type,
-    /// Whether the argument may be absent (`Option<T>`).
-    pub(crate) optional: bool,
-    /// The parameter's doc comment: its description in the schema.
-    pub(crate) doc: Option<String>,
+    /// The parameter's `#[doc]`, `#[serde]` and `#[schemars]` attributes, as written: on the
+    /// field they mean what they mean on any struct field.
+    pub(crate) attrs: Vec<&'a Attribute>,
+    /// Whether the attributes name code that works on the parameter's own type (`default`,
+    /// `deserialize_with`, `with`, `#[schemars(schema_with)]`, ..): its field is then written
+    /// with that type, and what the type must implement is up to that code; otherwise with a
+    /// type parameter of the struct (see `expand.rs`).
+    pub(crate) typed_attrs: bool,
+    /// Whether the type names a lifetime (`Query<'static>`): its field is then written with
+    /// that type too.
+    pub(crate) has_lifetime: bool,
+    /// The names the argument is read under, each with the tokens to point at: its name
+    /// (`#[serde(rename)]`, or the identifier without `r#`) and its `#[serde(alias)]`es.
+    pub(crate) names: Vec<(String, proc_macro2::Span)>,
 }
 
 /// What a tool function returns.
@@ -141,25 +151,122 @@ impl<'a> Param<'a> {
             return Self::Context { param, by_ref };
         }
         match &*param.pat {
-            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Self::Arg(Arg {
-                ident: &pat.ident,
-                name: unraw(&pat.ident),
-                ty: &param.ty,
-                optional: is_option(&param.ty),
-                doc: doc_text(&param.attrs),
-            }),
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+                let attrs: Vec<&Attribute> = param
+                    .attrs
+                    .iter()
+                    .filter(|attr| is_field_attr(attr))
+                    .collect();
+                Self::Arg(Arg {
+                    ident: &pat.ident,
+                    ty: &param.ty,
+                    typed_attrs: has_key(&attrs, "serde", &SERDE_TYPED)
+                        || has_key(&attrs, "schemars", &SCHEMARS_TYPED),
+                    has_lifetime: has_lifetime(&param.ty),
+                    names: wire_names(&pat.ident, &attrs),
+                    attrs,
+                })
+            }
             other => Self::Pattern(other),
         }
     }
 }
 
-/// Removes the attributes on parameters (their doc comments become schema descriptions) and
-/// returns the signature as written, for the model; `sig` is left without them.
+/// The attributes of a parameter that go on its field in the arguments struct: doc comments
+/// (descriptions in the schema), `#[serde(..)]` and `#[schemars(..)]`.
+pub(crate) fn is_field_attr(attr: &Attribute) -> bool {
+    let path = attr.path();
+    path.is_ident("doc") || path.is_ident("serde") || path.is_ident("schemars")
+}
+
+/// The `#[serde]` keys of a field that work on its type: a default value, the user's own
+/// decoder, a field left out (made with `Default`), a bound.
+const SERDE_TYPED: [&str; 7] = [
+    "default",
+    "deserialize_with",
+    "with",
+    "skip",
+    "skip_deserializing",
+    "bound",
+    "borrow",
+];
+
+/// The `#[schemars]` keys of a field that work on its type.
+const SCHEMARS_TYPED: [&str; 5] = ["default", "with", "schema_with", "skip", "bound"];
+
+/// Whether one of `attrs` named `name` holds one of `keys` at its top level
+/// (`#[serde(with = "..")]`). Attributes that do not parse are left to the derive to report.
+fn has_key(attrs: &[&Attribute], name: &str, keys: &[&str]) -> bool {
+    let mut found = false;
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident(name)) {
+        let _ = attr.parse_nested_meta(|meta| {
+            found |= keys.iter().any(|key| meta.path.is_ident(key));
+            // Skip the value, if any, to the next key.
+            crate::ctxt::skip_value(&meta);
+            Ok(())
+        });
+    }
+    found
+}
+
+/// The names an argument is read under: `#[serde(rename = "..")]` (or `rename(deserialize =
+/// "..")`) or the identifier without `r#`, then each `#[serde(alias = "..")]`. Attributes that
+/// do not parse are left to serde's derive to report.
+fn wire_names(ident: &Ident, attrs: &[&Attribute]) -> Vec<(String, proc_macro2::Span)> {
+    let mut name = (unraw(ident), ident.span());
+    let mut aliases = Vec::new();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                if meta.input.peek(syn::Token![=]) {
+                    let lit: syn::LitStr = meta.value()?.parse()?;
+                    name = (lit.value(), lit.span());
+                } else {
+                    meta.parse_nested_meta(|inner| {
+                        if inner.path.is_ident("deserialize") {
+                            let lit: syn::LitStr = inner.value()?.parse()?;
+                            name = (lit.value(), lit.span());
+                        } else {
+                            crate::ctxt::skip_value(&inner);
+                        }
+                        Ok(())
+                    })?;
+                }
+            } else if meta.path.is_ident("alias") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                aliases.push((lit.value(), lit.span()));
+            } else {
+                crate::ctxt::skip_value(&meta);
+            }
+            Ok(())
+        });
+    }
+    std::iter::once(name).chain(aliases).collect()
+}
+
+/// Whether `ty` names a lifetime (`Query<'static>`). A type that borrows its input decodes from
+/// input of that lifetime only; on a type parameter it would be reported at each use of the
+/// arguments struct, in generated code, and on a field of its own type it is reported once, at
+/// the parameter.
+fn has_lifetime(ty: &Type) -> bool {
+    fn walk(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Punct(p) => p.as_char() == '\'',
+            proc_macro2::TokenTree::Group(g) => walk(g.stream()),
+            _ => false,
+        })
+    }
+    walk(quote::quote!(#ty))
+}
+
+/// Removes the attributes on parameters that go on the arguments struct's fields (doc comments,
+/// `#[serde]`, `#[schemars]`) and returns the signature as written, for the model; `sig` is
+/// left without them.
 pub(crate) fn strip_param_attrs(sig: &mut Signature) -> Signature {
     let written = sig.clone();
     for input in &mut sig.inputs {
         if let FnArg::Typed(pat_type) = input {
-            pat_type.attrs.retain(|attr| !attr.path().is_ident("doc"));
+            pat_type.attrs.retain(|attr| !is_field_attr(attr));
         }
     }
     written
@@ -207,11 +314,6 @@ fn type_args(segment: &syn::PathSegment) -> Vec<&Type> {
             .collect(),
         _ => Vec::new(),
     }
-}
-
-/// `Option<T>`: an optional parameter.
-fn is_option(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|s| s.ident == "Option" && type_args(s).len() == 1)
 }
 
 fn is_unit(ty: &Type) -> bool {

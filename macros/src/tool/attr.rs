@@ -10,19 +10,24 @@ use crate::ctxt::{Ctxt, skip_value};
 /// The option names, in the order the help text lists them.
 pub(crate) const OPTIONS: &[&str] = &[
     "name",
+    "title",
     "description",
     "read_only",
     "destructive",
     "idempotent",
     "open_world",
     "untrusted_output",
+    "needs_approval",
+    "output_schema",
     "timeout",
 ];
 
-/// A checked `#[tool(..)]`.
-#[derive(Clone, Default)]
+/// A checked `#[tool(..)]`. Its `Default` is `#[tool]` with no options.
+#[derive(Clone)]
 pub(crate) struct ToolOptions {
     pub(crate) name: Option<LitStr>,
+    /// A human-readable title, for user interfaces.
+    pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) read_only: bool,
     pub(crate) destructive: bool,
@@ -31,25 +36,51 @@ pub(crate) struct ToolOptions {
     /// Whether the output comes from outside the system (taints the run), when written:
     /// `open_world` tools are untrusted unless they say `untrusted_output = false`.
     pub(crate) untrusted_output: Option<bool>,
+    /// Whether a person approves each call before it runs.
+    pub(crate) needs_approval: bool,
+    /// Whether the definition carries the output's schema, when the output type has one
+    /// (`output_schema = false` opts out).
+    pub(crate) output_schema: bool,
     /// The timeout in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        Self {
+            name: None,
+            title: None,
+            description: None,
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+            untrusted_output: None,
+            needs_approval: false,
+            output_schema: true,
+            timeout_ms: None,
+        }
+    }
 }
 
 /// Options as written, before they are checked together.
 #[derive(Default)]
 struct Config {
     name: Option<LitStr>,
+    title: Option<LitStr>,
     description: Option<LitStr>,
-    flags: [Option<(Ident, bool)>; 5],
+    flags: [Option<(Ident, bool)>; 7],
     timeout: Option<LitStr>,
 }
 
-const FLAGS: [&str; 5] = [
+const FLAGS: [&str; 7] = [
     "read_only",
     "destructive",
     "idempotent",
     "open_world",
     "untrusted_output",
+    "needs_approval",
+    "output_schema",
 ];
 
 impl Config {
@@ -87,6 +118,7 @@ impl Config {
         let name = key.to_string();
         match name.as_str() {
             "name" => Self::set_lit(&mut self.name, &key, meta),
+            "title" => Self::set_lit(&mut self.title, &key, meta),
             "description" => Self::set_lit(&mut self.description, &key, meta),
             "timeout" => Self::set_lit(&mut self.timeout, &key, meta),
             flag if FLAGS.contains(&flag) => {
@@ -129,6 +161,9 @@ impl Config {
             idempotent: flag(2),
             open_world: flag(3),
             untrusted_output: self.flags[4].as_ref().map(|(_, v)| *v),
+            needs_approval: flag(5),
+            // on unless written `false`
+            output_schema: self.flags[6].as_ref().is_none_or(|(_, v)| *v),
             timeout_ms: self.timeout.as_ref().and_then(|lit| {
                 match parse_duration_ms(&lit.value()) {
                     Ok(ms) => Some(ms),
@@ -139,6 +174,7 @@ impl Config {
                 }
             }),
             name: self.name,
+            title: self.title,
             description: self.description,
         };
         if let (true, Some((key, _))) = (options.read_only && options.destructive, &self.flags[1]) {
@@ -155,6 +191,14 @@ impl Config {
             cx.error_spanned_by(
                 description,
                 "the description is empty; say what the tool does",
+            );
+        }
+        if let Some(title) = &options.title
+            && title.value().trim().is_empty()
+        {
+            cx.error_spanned_by(
+                title,
+                "the title is empty; give a short human-readable name, like `title = \"Look up an order\"`, or leave `title` out",
             );
         }
         options

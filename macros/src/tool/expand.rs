@@ -2,7 +2,7 @@
 //! `#[tool]` and `#[tools]` share.
 
 use proc_macro2::{Delimiter, Group, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn};
 
@@ -14,12 +14,77 @@ pub(crate) fn free_fn(item: &ItemFn, tool: &ToolFn<'_>) -> TokenStream {
     let tool_struct = tool_struct(item, tool);
     let struct_ident = struct_ident(item);
     let fn_ident = &item.sig.ident;
-    let tool_impl = tool_impl(tool, &quote!(#struct_ident), &quote!(#fn_ident));
+    let arguments = arguments_ident(&unraw(fn_ident));
+    let tool_impl = tool_impl(tool, &quote!(#struct_ident), &quote!(#fn_ident), &arguments);
     quote! {
         #item
         #tool_struct
         #tool_impl
     }
+}
+
+/// The name of the arguments struct of the tool function `fn_name`.
+pub(crate) fn arguments_ident(fn_name: &str) -> Ident {
+    format_ident!("__{}Arguments", pascal_case(fn_name))
+}
+
+/// The struct whose fields are the tool's parameters, with the attributes written on them; it
+/// derives `Deserialize` (the decoder) and `JsonSchema` (the parameter schema), so the two come
+/// from one derive and cannot disagree. `deny_unknown_fields`: an argument the tool does not
+/// take is refused by both.
+///
+/// Returns the struct, the checks of its parameters' types and the struct's type as the tool
+/// uses it.
+///
+/// A field's type is a type parameter of the struct, instantiated with the parameter's type
+/// where the struct is used: the derived impls are then generic, and a parameter type that is
+/// not `Deserialize` or not `JsonSchema` is reported once, by a check spanned at the type with
+/// the message of `ToolParam` or `ToolParamSchema`, instead of many times from inside the
+/// derives. The tool reaches the derived impls through autoref specialization, so where they
+/// do not apply it adds no error of its own. A parameter whose attributes work on its type
+/// (`default`, `deserialize_with`, ..) keeps its type on the field, unchecked: those attributes
+/// name code written for that type, which may not need the traits, and the derives report what
+/// it lacks. So does a type that names a lifetime (see `ast::has_lifetime`).
+fn arguments_struct(tool: &ToolFn<'_>, ident: &Ident) -> (TokenStream, TokenStream, TokenStream) {
+    let mut params = Vec::new();
+    let mut instance = Vec::new();
+    let mut checks = Vec::new();
+    let fields: Vec<TokenStream> = tool
+        .args()
+        .map(|arg| {
+            let (attrs, name, ty) = (&arg.attrs, arg.ident, arg.ty);
+            if !arg.typed_attrs {
+                checks.push(quote_spanned! {ty.span()=>
+                    const _: () = <#ty as ::reticent::__private::ToolParamSchema>::CHECK;
+                    const _: () = <#ty as ::reticent::__private::ToolParam>::CHECK;
+                });
+            }
+            let field_ty = if arg.typed_attrs || arg.has_lifetime {
+                ty.to_token_stream()
+            } else {
+                let param = format_ident!("__P{}", params.len());
+                params.push(param.clone());
+                instance.push(ty);
+                param.into_token_stream()
+            };
+            quote! {
+                #(#attrs)*
+                #name: #field_ty
+            }
+        })
+        .collect();
+    let generics = (!params.is_empty()).then(|| quote!(<#(#params),*>));
+    let instance_args = (!instance.is_empty()).then(|| quote!(<#(#instance),*>));
+    let item = quote! {
+        #[doc(hidden)]
+        #[derive(::reticent::__private::serde::Deserialize, ::reticent::__private::schemars::JsonSchema)]
+        #[serde(crate = "::reticent::__private::serde", deny_unknown_fields)]
+        #[schemars(crate = "::reticent::__private::schemars")]
+        struct #ident #generics {
+            #(#fields,)*
+        }
+    };
+    (item, quote!(#(#checks)*), quote!(#ident #instance_args))
 }
 
 /// The name of a free function's tool struct: the function's name in PascalCase, spanned at
@@ -65,12 +130,13 @@ pub(crate) fn pascal_case(name: &str) -> String {
     out
 }
 
-/// The `impl Tool for #self_ty` block; `callee` is the path to the function, or
-/// `self.0.method`.
+/// The arguments struct `arguments` and the `impl Tool for #self_ty` block; `callee` is the
+/// path to the function, or `self.0.method`.
 pub(crate) fn tool_impl(
     tool: &ToolFn<'_>,
     self_ty: &TokenStream,
     callee: &TokenStream,
+    arguments: &Ident,
 ) -> TokenStream {
     let name = &tool.name;
     let description = tool.description.as_deref().unwrap_or_default();
@@ -81,16 +147,12 @@ pub(crate) fn tool_impl(
         options.idempotent,
         options.open_world,
     );
-    let describe = tool.args().map(|arg| {
-        let doc = match &arg.doc {
-            Some(doc) => quote!(::core::option::Option::Some(#doc)),
-            None => quote!(::core::option::Option::None),
-        };
-        let (ty, arg_name, required) = (arg.ty, &arg.name, !arg.optional);
-        quote_spanned! {ty.span()=>
-            <#ty as ::reticent::__private::ToolParamSchema>::describe(&mut __schema, #arg_name, #doc, #required);
-        }
-    });
+    let (arguments_struct, checks, arguments_ty) = arguments_struct(tool, arguments);
+    let title = options
+        .title
+        .as_ref()
+        .map(|title| quote!(.with_title(#title)));
+    let output_schema = output_schema(tool);
     let timeout = options.timeout_ms.map(|ms| {
         quote! {
             fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
@@ -116,14 +178,46 @@ pub(crate) fn tool_impl(
             }
         }
     });
+    let needs_approval = options.needs_approval.then(|| {
+        quote! {
+            fn needs_approval(&self) -> bool {
+                true
+            }
+        }
+    });
     let finish = finish(tool, callee);
     let finish_fn = finish_fn(tool, self_ty);
-    let decode_value = decode_value(tool);
-    let call = run(quote!(#decode_value #finish));
-    // From text, the arguments are decoded before the future is made (they borrow the text);
-    // what is left runs as `call` runs it.
-    let decode_text = decode_text(tool);
-    let call_text = run(finish);
+    // The parameters, as variables named as they are (what `finish` calls the function with).
+    let idents = tool.args().map(|arg| arg.ident);
+    let unpack = quote! {
+        let #arguments { #(#idents),* } = __arguments;
+    };
+    let decoders = quote! {
+        #[allow(unused_imports)]
+        use ::reticent::__private::{CannotDecodeArguments as _, DecodeArguments as _};
+    };
+    let call = run(quote! {
+        #decoders
+        let __arguments = match (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decode_value(__args) {
+            ::core::result::Result::Ok(arguments) => arguments,
+            ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+        };
+        #unpack
+        #finish
+    });
+    // From text, the arguments are decoded before the future is made (in one pass, building no
+    // `Value`); text that does not decode that way takes the `call` path, which says what is
+    // wrong. What is left runs as `call` runs it.
+    let decode_text = quote! {
+        #decoders
+        let __arguments = match (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decode_text(__text) {
+            ::core::option::Option::Some(arguments) => arguments,
+            ::core::option::Option::None => {
+                return ::reticent::__private::call_parsed(self, __text, __cx);
+            }
+        };
+    };
+    let call_text = run(quote!(#unpack #finish));
     // The trait's default is `open_world`; a written `untrusted_output` that says otherwise
     // replaces it (`untrusted_output` on a closed tool, `untrusted_output = false` on an
     // open-world one).
@@ -138,6 +232,8 @@ pub(crate) fn tool_impl(
             }
         });
     quote! {
+        #arguments_struct
+
         #finish_fn
 
         #[automatically_derived]
@@ -145,17 +241,24 @@ pub(crate) fn tool_impl(
             fn definition(&self) -> &::reticent::ToolDefinition {
                 static __DEFINITION: ::reticent::__private::OnceLock<::reticent::ToolDefinition> =
                     ::reticent::__private::OnceLock::new();
+                #checks
                 __DEFINITION.get_or_init(|| {
-                    let mut __schema = ::reticent::ParametersSchema::new();
-                    #(#describe)*
-                    ::reticent::ToolDefinition::new(#name, #description, __schema.finish())
-                        .with_annotations(
-                            ::reticent::ToolAnnotations::new()
-                                .read_only(#read_only)
-                                .destructive(#destructive)
-                                .idempotent(#idempotent)
-                                .open_world(#open_world),
-                        )
+                    #[allow(unused_imports)]
+                    use ::reticent::__private::{ArgumentsSchema as _, NoArgumentsSchema as _};
+                    let __definition = ::reticent::ToolDefinition::new(
+                        #name,
+                        #description,
+                        (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).arguments_schema(),
+                    )
+                    .with_annotations(
+                        ::reticent::ToolAnnotations::new()
+                            .read_only(#read_only)
+                            .destructive(#destructive)
+                            .idempotent(#idempotent)
+                            .open_world(#open_world),
+                    )
+                    #title;
+                    #output_schema
                 })
             }
 
@@ -164,6 +267,8 @@ pub(crate) fn tool_impl(
             #untrusted
 
             #is_blocking
+
+            #needs_approval
 
             fn call(
                 &self,
@@ -185,129 +290,28 @@ pub(crate) fn tool_impl(
     }
 }
 
-/// The statements of `call` that decode the arguments from the `Value` `__args` into
-/// variables named as the parameters.
-fn decode_value(tool: &ToolFn<'_>) -> TokenStream {
-    let args: Vec<_> = tool.args().collect();
-    let slots: Vec<Ident> = (0..args.len())
-        .map(|i| format_ident!("__arg{}", i))
-        .collect();
-    let names: Vec<&str> = args.iter().map(|arg| arg.name.as_str()).collect();
-
-    let decode = args.iter().zip(&slots).map(|(arg, slot)| {
-        let (ident, name, ty, required) = (arg.ident, &arg.name, arg.ty, !arg.optional);
-        quote_spanned! {ty.span()=>
-            let #ident = match <#ty as ::reticent::__private::ToolParam>::decode(#slot, #name, #required, __integral_floats) {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => {
-                    return ::core::result::Result::Err(::reticent::ToolError::Argument(error));
-                }
-            };
-        }
-    });
-
-    quote! {
-        let __map = match ::reticent::__private::arguments(__args) {
-            ::core::result::Result::Ok(map) => map,
-            ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
-        };
-        let mut __integral_floats = false;
-        #(let mut #slots: ::core::option::Option<::reticent::__private::serde_json::Value> = ::core::option::Option::None;)*
-        for (__key, __value) in __map {
-            if let ::core::result::Result::Err(error) =
-                ::reticent::__private::check_argument(&__value, &mut __integral_floats)
-            {
-                return ::core::result::Result::Err(error);
-            }
-            match __key.as_str() {
-                #(#names => #slots = ::core::option::Option::Some(__value),)*
-                _ => return ::core::result::Result::Err(
-                    ::reticent::__private::unknown_argument(&__key, &[#(#names),*]),
-                ),
-            }
-        }
-        #(#decode)*
-    }
-}
-
-/// The statements of `call_text` that decode the arguments from the text `__text` into
-/// variables named as the parameters: one pass with a visitor, as `#[derive(Deserialize)]`
-/// would write it. Arguments that do not decode as sent are handed to `call`, which says what
-/// is wrong.
-fn decode_text(tool: &ToolFn<'_>) -> TokenStream {
-    let args: Vec<_> = tool.args().collect();
-    let names: Vec<&str> = args.iter().map(|arg| arg.name.as_str()).collect();
-    let slots: Vec<Ident> = (0..args.len())
-        .map(|i| format_ident!("__arg{}", i))
-        .collect();
-    let types: Vec<_> = args.iter().map(|arg| arg.ty).collect();
-    let fallback = quote! {
-        return ::reticent::__private::call_parsed(self, __text, __cx)
+/// The end of `definition()`'s initializer, which has the definition in `__definition`: the
+/// output schema added when the tool's output type implements `JsonSchema` (decided at compile
+/// time, by type: the `T` of a returned `Result<T, E>` however it is spelled), unless
+/// `output_schema = false`. A tool that returns nothing has none.
+fn output_schema(tool: &ToolFn<'_>) -> TokenStream {
+    let output = match &tool.output {
+        _ if !tool.options.output_schema => None,
+        Output::Unit => None,
+        Output::Returned { ty, .. } => Some(ty),
     };
-    let fill = slots
-        .iter()
-        .zip(&types)
-        .enumerate()
-        .map(|(index, (slot, ty))| {
-            let next = quote_spanned! {ty.span()=>
-                <#ty as ::reticent::__private::ToolParam>::next_value(&mut __map)
+    match output {
+        None => quote!(__definition),
+        Some(output) => quote! {
+            #[allow(unused_imports)]
+            use ::reticent::__private::{
+                HasOutputSchema as _, NoOutputSchema as _, ResultOutputSchema as _,
             };
-            quote! {
-                ::core::option::Option::Some(#index) if #slot.is_none() => {
-                    #slot = ::core::option::Option::Some(#next?);
-                }
+            match (&&&::reticent::__private::OutputSchema::<#output>::new()).output_schema() {
+                ::core::option::Option::Some(schema) => __definition.with_output_schema(schema),
+                ::core::option::Option::None => __definition,
             }
-        });
-    let take = args.iter().zip(&slots).map(|(arg, slot)| {
-        let (ident, name, ty) = (arg.ident, &arg.name, arg.ty);
-        let absent = if arg.optional {
-            quote_spanned! {ty.span()=>
-                match <#ty as ::reticent::__private::ToolParam>::decode(::core::option::Option::None, #name, false, false) {
-                    ::core::result::Result::Ok(value) => value,
-                    ::core::result::Result::Err(_) => #fallback,
-                }
-            }
-        } else {
-            fallback.clone()
-        };
-        quote! {
-            let #ident = match #slot {
-                ::core::option::Option::Some(value) => value,
-                ::core::option::Option::None => #absent,
-            };
-        }
-    });
-    quote! {
-        struct __ReticentTextArguments;
-        impl<'de> ::reticent::__private::serde::de::Visitor<'de> for __ReticentTextArguments {
-            type Value = (#(::core::option::Option<#types>,)*);
-
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str("the tool's arguments")
-            }
-
-            #[inline]
-            fn visit_map<__A: ::reticent::__private::serde::de::MapAccess<'de>>(
-                self,
-                mut __map: __A,
-            ) -> ::core::result::Result<Self::Value, __A::Error> {
-                #(let mut #slots = ::core::option::Option::None;)*
-                while let ::core::option::Option::Some(__index) = __map.next_key_seed(
-                    ::reticent::__private::KeyIndex(&[#(#names),*]),
-                )? {
-                    match __index {
-                        #(#fill)*
-                        _ => return ::core::result::Result::Err(::reticent::__private::unexpected_key()),
-                    }
-                }
-                ::core::result::Result::Ok((#(#slots,)*))
-            }
-        }
-        let (#(#slots,)*) = match ::reticent::__private::from_text(__text, __ReticentTextArguments) {
-            ::core::option::Option::Some(slots) => slots,
-            ::core::option::Option::None => #fallback,
-        };
-        #(#take)*
+        },
     }
 }
 

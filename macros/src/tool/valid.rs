@@ -33,6 +33,15 @@ impl ToolFn<'_> {
             match param {
                 Param::Receiver(receiver) => check_receiver(receiver, self.place, cx),
                 Param::Context { param, .. } => {
+                    for attr in param.attrs.iter().filter(|attr| {
+                        attr.path().is_ident("serde") || attr.path().is_ident("schemars")
+                    }) {
+                        cx.error_spanned_by(
+                            attr,
+                            "the `ToolContext` parameter is not an argument of the model's: it is not decoded \
+                             and not in the schema, so `#[serde]` and `#[schemars]` do not apply to it; remove this attribute",
+                        );
+                    }
                     if let Type::Reference(r) = &*param.ty
                         && r.mutability.is_some()
                     {
@@ -54,9 +63,13 @@ impl ToolFn<'_> {
                     "a tool parameter must be a plain name, like `order_id: String`: \
                      the name is the argument's name in the schema",
                 ),
-                Param::Arg(arg) => check_param_type(arg.ty, cx),
+                Param::Arg(arg) => {
+                    check_param_type(arg.ty, cx);
+                    check_schema_only_attrs(&arg.attrs, cx);
+                }
             }
         }
+        check_names(self, cx);
         // The one type whose values cannot be told apart by their type where the tool is
         // called: whether it is a `Result` is hidden.
         if let Output::Returned { ty, .. } = &self.output
@@ -145,6 +158,49 @@ fn check_param_type(ty: &Type, cx: &Ctxt) {
             ),
         ),
         _ => {}
+    }
+}
+
+/// The `#[schemars]` keys that serde also has: on a parameter they would change the schema
+/// and not the decoder, so the two would disagree.
+const SCHEMA_ONLY: [&str; 5] = ["rename", "default", "skip", "skip_deserializing", "flatten"];
+
+fn check_schema_only_attrs(attrs: &[&syn::Attribute], cx: &Ctxt) {
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("schemars")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if let Some(key) = SCHEMA_ONLY.iter().find(|key| meta.path.is_ident(key)) {
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!(
+                        "`#[schemars({key})]` would change the parameter in the schema only, and the model's arguments would then \
+                         be decoded differently from what the schema says; write `#[serde({key})]`, which changes both"
+                    ),
+                );
+            }
+            crate::ctxt::skip_value(&meta);
+            Ok(())
+        });
+    }
+}
+
+/// Two arguments read under one name (`#[serde(rename)]`, `#[serde(alias)]`): the second could
+/// never be given.
+fn check_names(tool: &ToolFn<'_>, cx: &Ctxt) {
+    let mut seen: Vec<&str> = Vec::new();
+    for arg in tool.args() {
+        for (name, span) in &arg.names {
+            if seen.contains(&name.as_str()) {
+                cx.syn_error(syn::Error::new(
+                    *span,
+                    format!(
+                        "a second argument named `{name}`; each argument needs a name of its own: \
+                         rename one with `#[serde(rename = \"...\")]`, or drop the `#[serde(alias)]`"
+                    ),
+                ));
+            } else {
+                seen.push(name);
+            }
+        }
     }
 }
 

@@ -92,6 +92,9 @@ pub(crate) fn take_tool_methods(item: &mut ItemImpl, cx: &Ctxt) -> Vec<Method> {
         for input in &mut sig.inputs {
             if let syn::FnArg::Typed(pat_type) = input {
                 replace_self(&mut pat_type.ty, &item.self_ty);
+                for attr in &mut pat_type.attrs {
+                    replace_self_in_attr(attr, &item.self_ty);
+                }
             }
         }
         // The return type is named by the generated code too, outside the block.
@@ -163,6 +166,43 @@ fn replace_self(ty: &mut syn::Type, self_ty: &syn::Type) {
         }
         _ => {}
     }
+}
+
+/// The keys of `#[serde]` and `#[schemars]` whose value is a path to a function or module,
+/// which may start with `Self::` in the impl block.
+const PATH_KEYS: [&str; 4] = ["default", "deserialize_with", "with", "schema_with"];
+
+/// Writes the impl block's type for a leading `Self::` in the paths of a parameter's
+/// `#[serde]` and `#[schemars]` attributes (`default = "Self::page_size"`): on the arguments
+/// struct, `Self` would be that struct.
+fn replace_self_in_attr(attr: &mut Attribute, self_ty: &syn::Type) {
+    use proc_macro2::TokenTree;
+    if !(attr.path().is_ident("serde") || attr.path().is_ident("schemars")) {
+        return;
+    }
+    let syn::Meta::List(list) = &mut attr.meta else {
+        return;
+    };
+    let self_ty = quote!(#self_ty).to_string();
+    let mut tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+    for i in 2..tokens.len() {
+        let (TokenTree::Ident(key), TokenTree::Punct(eq), TokenTree::Literal(lit)) =
+            (&tokens[i - 2], &tokens[i - 1], &tokens[i])
+        else {
+            continue;
+        };
+        if eq.as_char() != '=' || !PATH_KEYS.iter().any(|k| key == k) {
+            continue;
+        }
+        let Ok(path) = syn::parse2::<syn::LitStr>(TokenTree::Literal(lit.clone()).into()) else {
+            continue;
+        };
+        if let Some(rest) = path.value().strip_prefix("Self::") {
+            let replaced = syn::LitStr::new(&format!("{self_ty}::{rest}"), path.span());
+            tokens[i] = TokenTree::Literal(replaced.token());
+        }
+    }
+    list.tokens = tokens.into_iter().collect();
 }
 
 /// `tokens` with every token spanned at `span`.

@@ -6,7 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 
 use super::ast::ToolsImpl;
 use crate::tool::ast::unraw;
-use crate::tool::expand::{pascal_case, tool_impl};
+use crate::tool::expand::{arguments_ident, pascal_case, tool_impl};
 
 pub(crate) fn toolbox(tools: &ToolsImpl<'_>) -> TokenStream {
     let item = tools.item;
@@ -26,7 +26,12 @@ pub(crate) fn toolbox(tools: &ToolsImpl<'_>) -> TokenStream {
                 Some(quote!(#[allow(dead_code)])),
             )
         };
-        let tool_impl = tool_impl(tool, &quote!(#ident), &callee);
+        let tool_impl = tool_impl(
+            tool,
+            &quote!(#ident),
+            &callee,
+            &arguments_ident(&unraw(method)),
+        );
         structs.push(quote! {
             #allow_unread
             struct #ident(::std::sync::Arc<#self_ty>);

@@ -33,6 +33,14 @@ pub struct ToolDefinition {
     pub parameters: serde_json::Value,
     /// The JSON Schema of the tool's structured output, when it has one (its root is an
     /// object, as MCP requires).
+    ///
+    /// `#[tool]` sets it when the output type (the `T` of a `Result<T, E>`) implements
+    /// `schemars::JsonSchema`, unless `#[tool(output_schema = false)]`; a tool that returns
+    /// nothing has none. When the output's own schema is not an object (a string, a list, an
+    /// enum), the output schema wraps it — `{"type": "object", "properties": {"result":
+    /// SCHEMA}, "required": ["result"], "x-reticent-wrap-result": true}` — and the output is
+    /// sent as structured content in the same wrapping, `{"result": OUTPUT}` (see
+    /// [`wraps_output`](Self::wraps_output)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<serde_json::Value>,
     /// Hints about the tool's behavior.
@@ -41,6 +49,35 @@ pub struct ToolDefinition {
 }
 
 impl ToolDefinition {
+    /// The keyword of an output schema that wraps the tool's output as `{"result": OUTPUT}`,
+    /// set to `true` (see [`output_schema`](Self::output_schema)).
+    pub const WRAPPED_OUTPUT: &'static str = "x-reticent-wrap-result";
+
+    /// Whether the output schema wraps the tool's output: its root is `{"type": "object",
+    /// "properties": {"result": SCHEMA}, ..}` with [`WRAPPED_OUTPUT`](Self::WRAPPED_OUTPUT)
+    /// set, and structured content that conforms to it is `{"result": OUTPUT}`. `false` when
+    /// there is no output schema, or its root is the output's own object schema.
+    ///
+    /// ```
+    /// use reticent::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let definition = ToolDefinition::new("count", "Count.", json!({"type": "object"}))
+    ///     .with_output_schema(json!({
+    ///         "type": "object",
+    ///         "properties": {"result": {"type": "integer"}},
+    ///         "required": ["result"],
+    ///         "x-reticent-wrap-result": true
+    ///     }));
+    /// assert!(definition.wraps_output());
+    /// ```
+    pub fn wraps_output(&self) -> bool {
+        self.output_schema
+            .as_ref()
+            .and_then(|schema| schema.get(Self::WRAPPED_OUTPUT))
+            == Some(&serde_json::Value::Bool(true))
+    }
+
     /// A definition with this name, description and parameter schema (an object schema), no
     /// title, no output schema and the default annotations.
     pub fn new(

@@ -5,7 +5,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `definition.rs` | [`ToolDefinition`], [`ToolAnnotations`] |
-//! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema |
+//! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema; its output schema |
 //! | `context.rs` | [`ToolContext`] |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
@@ -68,7 +68,7 @@ pub(crate) mod rules {
 /// What the macros' generated code uses; re-exported by `crate::__private`.
 pub(crate) mod generated {
     pub use super::args::{
-        ToolParam, ToolParamSchema, arguments, check_argument, unknown_argument,
+        ArgumentsOf, CannotDecodeArguments, DecodeArguments, ToolParam, ToolParamSchema,
     };
     pub use super::classify::{
         Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
@@ -82,7 +82,11 @@ pub(crate) mod generated {
     };
     #[cfg(any(feature = "anyhow", feature = "eyre"))]
     pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose};
-    pub use super::text::{KeyIndex, call_parsed, from_text, unexpected_key};
+    pub use super::schema::{
+        ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,
+        ResultOutputSchema,
+    };
+    pub use super::text::call_parsed;
 }
 
 pub(crate) use args::cut_too_deep;
@@ -151,6 +155,15 @@ pub trait Tool: Send + Sync + 'static {
     /// says only what it did (`sent`, `queued`).
     fn untrusted_output(&self) -> bool {
         self.definition().annotations.open_world
+    }
+
+    /// Whether the agent stops for a person's approval before running a call of this tool
+    /// (`#[tool(needs_approval)]`).
+    ///
+    /// For tools whose effects a person must see first: sending money, deleting records,
+    /// writing to someone else. `false` by default.
+    fn needs_approval(&self) -> bool {
+        false
     }
 }
 

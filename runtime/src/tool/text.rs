@@ -1,68 +1,52 @@
 //! Decoding the model's arguments straight from the JSON text a provider handed over, in one
-//! pass with the visitor `#[tool]` generates, building no `serde_json::Value`; and what
-//! [`Tool::call_text`](super::Tool::call_text) does by default.
+//! pass into the arguments struct `#[tool]` derives, building no `serde_json::Value`; and
+//! what [`Tool::call_text`](super::Tool::call_text) does by default.
 
-use serde::de::{self, DeserializeSeed, Visitor};
+use serde::Deserializer;
+use serde::de::{DeserializeOwned, Visitor};
 
 use super::args::MAX_DEPTH;
 use super::{Tool, ToolContext, ToolFuture};
 use crate::error::ArgumentError;
 use crate::render;
 
-/// Decodes the arguments object in `text` in one pass with `visitor` (which `#[tool]`
-/// generates), as `serde_json::from_str` would, building no `Value`. `None` when it does not
+/// Decodes the arguments object in `text` into `T` (the arguments struct `#[tool]` derives)
+/// in one pass, as `serde_json::from_str` would, building no `Value`. `None` when it does not
 /// decode: the caller then parses `text` into a `Value` and calls
 /// [`Tool::call`](crate::Tool::call), which says what is wrong.
 ///
-/// The text is held to the nesting limit of `serde_json`'s parser, as when it is parsed into a
-/// `Value` — including parts the tool's types skip unread.
+/// Only an object is read as arguments (a derived struct would also take an array, which
+/// `call` refuses). The text is held to the nesting limit of `serde_json`'s parser, as when it
+/// is parsed into a `Value` — including parts the tool's types skip unread.
 #[inline]
-pub fn from_text<'t, V: Visitor<'t>>(text: &'t str, visitor: V) -> Option<V::Value> {
+pub(super) fn from_text<T: DeserializeOwned>(text: &str) -> Option<T> {
     // The parser refuses a 128th level. A text this short cannot nest that deep.
     const LEVELS: usize = MAX_DEPTH - 1;
     if text.len() > 2 * LEVELS && nested_deeper_than(text, LEVELS) {
         return None;
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = serde::Deserializer::deserialize_map(&mut deserializer, visitor).ok()?;
+    let value = T::deserialize(ObjectOnly(&mut deserializer)).ok()?;
     deserializer.end().ok()?;
     Some(value)
 }
 
-/// An argument's index among the names of a tool's parameters, read without copying the key.
-#[derive(Debug, Clone, Copy)]
-pub struct KeyIndex<'n>(pub &'n [&'n str]);
+/// A deserializer that reads a struct from a JSON object only, never from an array.
+struct ObjectOnly<D>(D);
 
-impl<'de> DeserializeSeed<'de> for KeyIndex<'_> {
-    type Value = Option<usize>;
-
-    #[inline]
-    fn deserialize<D: serde::Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl Visitor<'_> for KeyIndex<'_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an argument's name")
-    }
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectOnly<D> {
+    type Error = D::Error;
 
     #[inline]
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
-        Ok(self.0.iter().position(|name| *name == key))
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
     }
-}
 
-/// The error a generated visitor returns for a key it does not take or takes twice; never
-/// shown: the caller takes the `Value` path, which says what is wrong.
-#[cold]
-pub fn unexpected_key<E: de::Error>() -> E {
-    E::custom("unknown or repeated argument")
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
 }
 
 /// What [`Tool::call_text`](crate::Tool::call_text) does by default: parses `text` into a
