@@ -221,7 +221,7 @@ fn argument_cases() -> Vec<Case> {
         case("negative u32", json!({"count": -1}), Refused(&["argument `count`: invalid value: integer `-1`, expected u32"])),
         case("number for bool", json!({"flag": 1}), Refused(&["argument `flag`: invalid type: integer `1`, expected a boolean"])),
         case("object for string", json!({"text": {"a": 1}}), Refused(&["argument `text`: invalid type: map, expected a string"])),
-        case("mixed array", json!({"tags": ["a", 2]}), Refused(&["argument `tags`: invalid type: integer `2`, expected a string"])),
+        case("mixed array", json!({"tags": ["a", 2]}), Refused(&["argument `tags[1]`: invalid type: integer `2`, expected a string"])),
         case("string for struct", json!({"window": "1..2"}), Refused(&["argument `window`", "expected struct Window"])),
         case("null for a struct field", json!({"window": {"from": null, "to": 2}}), Refused(&["argument `window`: invalid type: null, expected u32"])),
         // ---- unknown keys
