@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::gates::Rules;
 use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
 use crate::model::Model;
-use crate::tool::{Tool, ToolDefinition, ToolSet, ToolSetError, Toolbox};
+use crate::tool::{Tool, ToolSet, ToolSetError, Toolbox};
 
 /// Why [`AgentBuilder::build`] refused the configuration.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -231,20 +231,14 @@ impl AgentBuilder {
                 setting: "max_parallel_tools",
             });
         }
-        let dialect = self.model.schema_dialect();
-        let tools = ToolSet::new(self.tools).map_err(BuildError::from)?;
-        let mut definitions: Vec<ToolDefinition> = Vec::with_capacity(tools.len());
-        for tool in tools.iter() {
-            let definition = tool.definition();
-            // converted once here, so a schema the model cannot take is refused now
-            let converted = dialect.convert_definition(definition).map_err(|error| {
-                BuildError::UnsupportedSchema {
-                    tool: definition.name.clone(),
-                    reason: error.to_string(),
-                }
+        let mut tools = ToolSet::new(self.tools).map_err(BuildError::from)?;
+        // converted once here, so a schema the model cannot take is refused now
+        let definitions = tools
+            .convert(self.model.schema_dialect())
+            .map_err(|(tool, error)| BuildError::UnsupportedSchema {
+                tool,
+                reason: error.to_string(),
             })?;
-            definitions.push(converted);
-        }
         let rules = Rules::new(self.requirements, self.forbidden_after_untrusted, &tools)?;
         Ok(Agent {
             inner: Arc::new(Inner {

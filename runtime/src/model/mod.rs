@@ -25,6 +25,7 @@ mod scripted;
 mod stream;
 mod trajectory;
 
+pub(crate) use dialect::Normaliser;
 pub use dialect::{SchemaDialect, SchemaError};
 pub use replay::ReplayModel;
 pub use scripted::ScriptedModel;

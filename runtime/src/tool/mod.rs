@@ -12,7 +12,8 @@
 //! | `text.rs` | decoding them straight from JSON text |
 //! | `output.rs` | encoding a tool's output |
 //! | `classify.rs` | classifying a tool's error by its type, at compile time |
-//! | `set.rs` | checking and indexing a set of tools |
+//! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
+//! | `checked.rs` | a tool whose arguments are normalised before it runs |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
 //! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
 //! | `span.rs` | the `execute_tool` span |
@@ -21,6 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod args;
+mod checked;
 mod classify;
 mod context;
 mod definition;

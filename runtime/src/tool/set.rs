@@ -1,11 +1,14 @@
 //! [`ToolSet`]: a set of tools checked the way every consumer needs them (a valid name, an
 //! object schema, no name twice) and indexed by name. The agent and the MCP server both hold
-//! one.
+//! one. The agent's set also holds each tool's schema in the model's dialect and the normaliser
+//! for it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::Tool;
+use super::checked::Checked;
+use super::{Tool, ToolDefinition};
+use crate::model::{SchemaDialect, SchemaError};
 
 /// Why a set of tools was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,7 +24,10 @@ pub(crate) enum ToolSetError {
 /// Tools, in the order they were added, and their index by name.
 #[derive(Clone, Default)]
 pub(crate) struct ToolSet {
+    /// The tools as they are called: each wrapped in [`Checked`] when its arguments need work.
     tools: Vec<Arc<dyn Tool>>,
+    /// The tools as they were added.
+    originals: Vec<Arc<dyn Tool>>,
     /// Each tool's position in `tools`, by its name. A call's context shares the name.
     index: HashMap<Arc<str>, usize>,
 }
@@ -45,7 +51,33 @@ impl ToolSet {
                 return Err(ToolSetError::Duplicate(definition.name.clone()));
             }
         }
-        Ok(Self { tools, index })
+        Ok(Self {
+            tools: tools.clone(),
+            originals: tools,
+            index,
+        })
+    }
+
+    /// Converts every tool's parameter schema to `dialect`: the definitions the model is
+    /// offered, in order. Each tool whose converted schema lets the model send a `null` its own
+    /// schema did not allow is then called through a normaliser that removes it. On error, the
+    /// name of the tool whose schema the dialect cannot express.
+    pub(crate) fn convert(
+        &mut self,
+        dialect: SchemaDialect,
+    ) -> Result<Vec<ToolDefinition>, (String, SchemaError)> {
+        let mut definitions = Vec::with_capacity(self.originals.len());
+        for (i, original) in self.originals.iter().enumerate() {
+            let definition = original.definition();
+            let prepared = dialect
+                .prepare(&definition.parameters)
+                .map_err(|error| (definition.name.clone(), error))?;
+            definitions.push(definition.clone().with_parameters(prepared.schema));
+            if prepared.normaliser.is_some() {
+                self.tools[i] = Checked::wrap(Arc::clone(original), prepared.normaliser);
+            }
+        }
+        Ok(definitions)
     }
 
     /// The tool named `name`, with the name as the index keeps it (shared with each call's
@@ -68,11 +100,6 @@ impl ToolSet {
     /// The tools' names, in the order they were added.
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|t| t.definition().name.as_str())
-    }
-
-    /// How many tools there are.
-    pub(crate) fn len(&self) -> usize {
-        self.tools.len()
     }
 }
 
