@@ -154,6 +154,28 @@ async fn the_standard_schema_and_the_decoder_both_refuse_that_null() {
 }
 
 #[tokio::test]
+async fn a_constraint_strict_mode_only_describes_is_enforced_at_its_nested_path() {
+    let (_, offered) = run(
+        SchemaDialect::OpenAiStrict,
+        Arc::new(Assign),
+        strict_arguments(),
+    )
+    .await;
+    assert_eq!(
+        offered["$defs"]["Assignee"]["properties"]["name"],
+        json!({"type": "string", "description": "Who. (minLength: 2)"})
+    );
+    let mut arguments = strict_arguments();
+    arguments["backups"][1]["name"] = json!("C");
+    let (shown, _) = run(SchemaDialect::OpenAiStrict, Arc::new(Assign), arguments).await;
+    assert_eq!(
+        shown,
+        "Invalid arguments for tool 'assign': argument `backups[1].name`: \"C\" is shorter than 2 \
+         characters"
+    );
+}
+
+#[tokio::test]
 async fn gemini_lets_the_model_leave_the_field_out_and_refuses_a_null_it_did_not_allow() {
     let arguments = json!({
         "ticket": "T-1",

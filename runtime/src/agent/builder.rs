@@ -29,6 +29,16 @@ pub enum BuildError {
         /// The tool's name.
         name: String,
     },
+    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
+    /// (see [`ArgumentValidator`](crate::ArgumentValidator)): a `pattern` that is not a regular
+    /// expression, a `$ref` to nothing.
+    #[error("the parameters of tool `{name}` cannot be checked against their schema: {reason}")]
+    UncheckableSchema {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with the schema.
+        reason: String,
+    },
     /// A rule names a tool that is not registered.
     #[error(
         "{rule} names the tool `{name}`, which is not registered{}",
@@ -264,6 +274,7 @@ impl From<ToolSetError> for BuildError {
             ToolSetError::Duplicate(name) => Self::DuplicateTool { name },
             ToolSetError::InvalidName(name) => Self::InvalidToolName { name },
             ToolSetError::NotAnObjectSchema(name) => Self::InvalidSchema { name },
+            ToolSetError::Uncheckable { name, reason } => Self::UncheckableSchema { name, reason },
         }
     }
 }

@@ -25,7 +25,7 @@ mod scripted;
 mod stream;
 mod trajectory;
 
-pub(crate) use dialect::Normaliser;
+pub(crate) use dialect::{Normaliser, integer_format_range};
 pub use dialect::{SchemaDialect, SchemaError};
 pub use replay::ReplayModel;
 pub use scripted::ScriptedModel;

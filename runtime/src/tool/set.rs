@@ -1,12 +1,14 @@
 //! [`ToolSet`]: a set of tools checked the way every consumer needs them (a valid name, an
 //! object schema, no name twice) and indexed by name. The agent and the MCP server both hold
-//! one. The agent's set also holds each tool's schema in the model's dialect and the normaliser
-//! for it.
+//! one. It is where arguments are checked against a schema's constraints: each tool whose
+//! schema carries one gets its [`ArgumentValidator`], compiled here, once; the agent's set also
+//! holds each tool's schema in the model's dialect and the normaliser for it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::checked::Checked;
+use super::validate::ArgumentValidator;
 use super::{Tool, ToolDefinition};
 use crate::model::{SchemaDialect, SchemaError};
 
@@ -19,6 +21,14 @@ pub(crate) enum ToolSetError {
     InvalidName(String),
     /// A tool's parameter schema is not an object schema.
     NotAnObjectSchema(String),
+    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
+    /// (a `pattern` that is not a regular expression, a `$ref` to nothing).
+    Uncheckable {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with its schema.
+        reason: String,
+    },
 }
 
 /// Tools, in the order they were added, and their index by name.
@@ -28,14 +38,18 @@ pub(crate) struct ToolSet {
     tools: Vec<Arc<dyn Tool>>,
     /// The tools as they were added.
     originals: Vec<Arc<dyn Tool>>,
+    /// Each tool's validator, when its schema carries constraints.
+    validators: Vec<Option<Arc<ArgumentValidator>>>,
     /// Each tool's position in `tools`, by its name. A call's context shares the name.
     index: HashMap<Arc<str>, usize>,
 }
 
 impl ToolSet {
-    /// Checks `tools` and indexes them.
+    /// Checks `tools`, compiles the validator of each whose schema carries constraints, and
+    /// indexes them.
     pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> Result<Self, ToolSetError> {
         let mut index = HashMap::with_capacity(tools.len());
+        let mut validators = Vec::with_capacity(tools.len());
         for (i, tool) in tools.iter().enumerate() {
             let definition = tool.definition();
             if !is_valid_tool_name(&definition.name) {
@@ -50,10 +64,23 @@ impl ToolSet {
             {
                 return Err(ToolSetError::Duplicate(definition.name.clone()));
             }
+            let validator = ArgumentValidator::new(&definition.parameters).map_err(|error| {
+                ToolSetError::Uncheckable {
+                    name: definition.name.clone(),
+                    reason: error.reason().to_owned(),
+                }
+            })?;
+            validators.push(validator.map(Arc::new));
         }
+        let checked = tools
+            .iter()
+            .zip(&validators)
+            .map(|(tool, validator)| Checked::wrap(Arc::clone(tool), None, validator.clone()))
+            .collect();
         Ok(Self {
-            tools: tools.clone(),
+            tools: checked,
             originals: tools,
+            validators,
             index,
         })
     }
@@ -74,7 +101,11 @@ impl ToolSet {
                 .map_err(|error| (definition.name.clone(), error))?;
             definitions.push(definition.clone().with_parameters(prepared.schema));
             if prepared.normaliser.is_some() {
-                self.tools[i] = Checked::wrap(Arc::clone(original), prepared.normaliser);
+                self.tools[i] = Checked::wrap(
+                    Arc::clone(original),
+                    prepared.normaliser,
+                    self.validators[i].clone(),
+                );
             }
         }
         Ok(definitions)

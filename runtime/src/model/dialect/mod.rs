@@ -52,7 +52,8 @@
 //! # Keywords
 //!
 //! A keyword the dialect enforces stays a keyword. One it cannot express but the model should
-//! read moves into the `description` as `keyword: value`. A `format` a
+//! read moves into the `description` as `keyword: value`; the agent still enforces the
+//! constraints among them (see [`ArgumentValidator`](crate::ArgumentValidator)). A `format` a
 //! Rust number type implies (`uint8`, `int64`, `double`) is dropped where the dialect lacks it,
 //! never described: the range of an integer format of 32 bits or fewer is written as
 //! `minimum`/`maximum` instead (keeping bounds already written when they are tighter), so the
@@ -108,6 +109,7 @@ mod openai;
 mod walk;
 
 pub(crate) use normalise::Normaliser;
+pub(crate) use walk::integer_format_range;
 
 /// The flavor of JSON Schema a model provider accepts for tool parameters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

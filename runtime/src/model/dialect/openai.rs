@@ -32,7 +32,7 @@ const KEPT: &[&str] = &[
 ];
 
 /// Keywords strict mode does not take: they move into the description, so the model still
-/// reads them.
+/// reads them (the agent still enforces the constraints among them).
 const DESCRIBED: &[&str] = &[
     "minLength",
     "maxLength",
