@@ -269,6 +269,14 @@ fn openai_strict_table() {
             ),
         ),
         (
+            "an empty string in the description is quoted",
+            root(json!({"note": {"type": "string", "default": ""}}), &[]),
+            root(
+                json!({"note": {"type": ["string", "null"], "description": "default: \"\""}}),
+                &["note"],
+            ),
+        ),
+        (
             "no parameters",
             json!({"type": "object", "properties": {}}),
             json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false}),

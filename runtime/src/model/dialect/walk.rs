@@ -278,7 +278,8 @@ pub(super) fn is_object_schema(node: &Map<String, Value>) -> bool {
 }
 
 /// Appends `key: value` notes for keywords the dialect moved out of the schema to its
-/// description, after what the description already says.
+/// description, after what the description already says. A string is written as it is, an
+/// empty one as `""`.
 pub(super) fn describe(out: &mut Map<String, Value>, notes: &[(&str, &Value)]) {
     if notes.is_empty() {
         return;
@@ -286,7 +287,7 @@ pub(super) fn describe(out: &mut Map<String, Value>, notes: &[(&str, &Value)]) {
     let notes = notes
         .iter()
         .map(|(key, value)| match value {
-            Value::String(s) => format!("{key}: {s}"),
+            Value::String(s) if !s.is_empty() => format!("{key}: {s}"),
             other => format!("{key}: {other}"),
         })
         .collect::<Vec<_>>()
