@@ -5,6 +5,9 @@
 //! functions, so the disclosure rules hold the same on every path. The module is a leaf: it
 //! takes plain values (names, kinds, messages the rules already allow) and imports nothing from
 //! the rest of the crate, so nothing here can reach an error's message by accident.
+//!
+//! It is one file, longer than most, on purpose: every text the model can be shown is here, to
+//! be read and reviewed in one place.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -221,7 +224,7 @@ const MAX_VIOLATION_LEN: usize = 150;
 const MAX_ECHO_LEN: usize = 64;
 
 /// The message of an argument error for arguments that do not match a tool's schema: each
-/// violation as `argument `PATH`: WHAT THE SCHEMA ASKS` (without the argument for the
+/// violation as ``argument `PATH`: WHAT THE SCHEMA ASKS`` (without the argument for the
 /// arguments as a whole), the first few, each cut to a bounded length. At most one more
 /// violation is read, to say that there are more.
 pub(crate) fn schema_violations(violations: impl Iterator<Item = (String, String)>) -> String {

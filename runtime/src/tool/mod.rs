@@ -14,6 +14,7 @@
 //! | `classify.rs` | classifying a tool's error by its type, at compile time |
 //! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
 //! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
+//! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
 //! | `checked.rs` | a tool whose arguments are normalised and checked before it runs |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
 //! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
@@ -25,6 +26,7 @@ use std::time::Duration;
 mod args;
 mod checked;
 mod classify;
+mod constraints;
 mod context;
 mod definition;
 mod failure;

@@ -123,7 +123,8 @@ impl ToolSet {
         self.index.contains_key(name)
     }
 
-    /// The tools, in the order they were added.
+    /// The tools, in the order they were added (the MCP server lists them).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = &Arc<dyn Tool>> {
         self.tools.iter()
     }
