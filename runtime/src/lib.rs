@@ -141,9 +141,9 @@ mod tool;
 pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, RetryHint, ToolError};
 pub use secret::Secret;
 pub use tool::{
-    EffectOutcome, OutputError, ParametersSchema, Tool, ToolAnnotations, ToolContext,
-    ToolDefinition, ToolFailure, ToolFuture, ToolPanicked, ToolTimedOut, Toolbox, UnknownTool,
-    kinds,
+    ArgumentValidator, EffectOutcome, OutputError, ParametersSchema, Tool, ToolAnnotations,
+    ToolContext, ToolDefinition, ToolFailure, ToolFuture, ToolPanicked, ToolTimedOut, Toolbox,
+    UnknownTool, ValidatorError, kinds,
 };
 
 pub use agent::{

@@ -5,6 +5,9 @@
 //! functions, so the disclosure rules hold the same on every path. The module is a leaf: it
 //! takes plain values (names, kinds, messages the rules already allow) and imports nothing from
 //! the rest of the crate, so nothing here can reach an error's message by accident.
+//!
+//! It is one file, longer than most, on purpose: every text the model can be shown is here, to
+//! be read and reviewed in one place.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -211,23 +214,24 @@ pub(crate) fn invalid_json(reason: &str, max_depth: usize) -> String {
     }
 }
 
-// ---- MCP servers' tools ---------------------------------------------------------------------
+// ---- schema constraints ---------------------------------------------------------------------
+//
+// What the model is told when its arguments break a constraint of the schema it was shown. Each
+// message echoes the model's own value (cut to length) and what the schema says, nothing else.
 
 /// How many schema violations an argument error lists.
-#[cfg(feature = "mcp-client")]
 const MAX_VIOLATIONS: usize = 3;
 
 /// The longest text (in bytes) of one schema violation in an argument error.
-#[cfg(feature = "mcp-client")]
 const MAX_VIOLATION_LEN: usize = 150;
 
-/// The message of an argument error for arguments that do not match a tool's input schema:
-/// each violation as `PATH: WHAT THE SCHEMA ASKS` (the JSON pointer of the offending value,
-/// left out at the root), the first few, each cut to a bounded length. At most one more
+/// The longest echo (in bytes) of a value in a violation.
+const MAX_ECHO_LEN: usize = 64;
+
+/// The message of an argument error for arguments that do not match a tool's schema: each
+/// violation as ``argument `PATH`: WHAT THE SCHEMA ASKS`` (without the argument for the
+/// arguments as a whole), the first few, each cut to a bounded length. At most one more
 /// violation is read, to say that there are more.
-///
-/// The violations echo the model's own arguments, nothing from elsewhere.
-#[cfg(feature = "mcp-client")]
 pub(crate) fn schema_violations(violations: impl Iterator<Item = (String, String)>) -> String {
     let mut text = String::new();
     for (i, (path, message)) in violations.take(MAX_VIOLATIONS + 1).enumerate() {
@@ -241,12 +245,86 @@ pub(crate) fn schema_violations(violations: impl Iterator<Item = (String, String
         let violation = if path.is_empty() {
             message
         } else {
-            format!("{path}: {message}")
+            format!("argument `{}`: {message}", bounded(&path, MAX_NAME_LEN * 2))
         };
         text.push_str(&bounded(&violation, MAX_VIOLATION_LEN));
     }
     text
 }
+
+/// A value the model sent, as a violation echoes it: JSON, cut to a bounded length.
+fn echo(value: &serde_json::Value) -> String {
+    bounded(&value.to_string(), MAX_ECHO_LEN).into_owned()
+}
+
+/// A number past a bound: `9 is greater than the maximum of 5`.
+pub(crate) fn beyond(
+    value: &serde_json::Value,
+    relation: &str,
+    limit: &serde_json::Value,
+) -> String {
+    format!("{} is {relation} of {}", echo(value), echo(limit))
+}
+
+/// A number that is not a multiple of what the schema asks.
+pub(crate) fn not_a_multiple(value: &serde_json::Value, multiple_of: f64) -> String {
+    format!("{} is not a multiple of {multiple_of}", echo(value))
+}
+
+/// A string shorter or longer than the schema allows.
+pub(crate) fn length(value: &serde_json::Value, comparison: &str, limit: u64) -> String {
+    let unit = if limit == 1 {
+        "character"
+    } else {
+        "characters"
+    };
+    format!("{} is {comparison} than {limit} {unit}", echo(value))
+}
+
+/// A string that does not match the schema's pattern.
+pub(crate) fn no_match(value: &serde_json::Value, pattern: &str) -> String {
+    format!(
+        "{} does not match the pattern {}",
+        echo(value),
+        echo(&serde_json::Value::from(pattern))
+    )
+}
+
+/// A value that is none of the schema's `enum`.
+pub(crate) fn not_one_of(value: &serde_json::Value, options: &serde_json::Value) -> String {
+    format!(
+        "{} is not one of {}",
+        echo(value),
+        bounded(&options.to_string(), MAX_VIOLATION_LEN / 2)
+    )
+}
+
+/// A value that is not the schema's `const`.
+pub(crate) fn not_the_constant(value: &serde_json::Value, expected: &serde_json::Value) -> String {
+    format!("{} is not {}", echo(value), echo(expected))
+}
+
+/// An array or object with too few or too many items or properties.
+pub(crate) fn count(value: &serde_json::Value, what: &str, relation: &str, limit: u64) -> String {
+    let n = match value {
+        serde_json::Value::Array(items) => items.len(),
+        serde_json::Value::Object(map) => map.len(),
+        _ => 0,
+    };
+    let plural = |n: u64| match (what, n) {
+        (_, 1) => what.to_owned(),
+        ("property", _) => "properties".to_owned(),
+        _ => format!("{what}s"),
+    };
+    format!("has {n} {}, {relation} of {limit}", plural(n as u64))
+}
+
+/// An array whose items must be unique and are not.
+pub(crate) fn not_unique() -> String {
+    "has duplicate items; each item must be unique".to_owned()
+}
+
+// ---- MCP servers' tools ---------------------------------------------------------------------
 
 /// What the model is shown in place of content it cannot read as text (an image, audio, a
 /// binary resource from an MCP tool): what it is and its size, never its bytes.

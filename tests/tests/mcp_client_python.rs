@@ -305,9 +305,9 @@ async fn arguments_are_checked_against_the_schema_before_the_call() {
         shown(&result),
         [
             "Invalid arguments for tool 'add': \"b\" is a required property; \
-             /a: \"two\" is not of type \"integer\"",
-            "Invalid arguments for tool 'forecast': /city: [\"Oslo\"] is not of type \"string\"; \
-             /days: \"x\" is not of type \"integer\"",
+             argument `a`: \"two\" is not of type \"integer\"",
+            "Invalid arguments for tool 'forecast': argument `city`: [\"Oslo\"] is not of type \
+             \"string\"; argument `days`: \"x\" is not of type \"integer\"",
             r#"{"result":4}"#,
         ]
     );

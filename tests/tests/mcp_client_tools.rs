@@ -270,7 +270,7 @@ async fn violations_name_the_path_and_the_constraint_and_are_bounded() {
         .unwrap_err();
     assert_eq!(
         error.model_text("echo", false),
-        "Invalid arguments for tool 'echo': /n: 0 is less than the minimum of 1"
+        "Invalid arguments for tool 'echo': argument `n`: 0 is less than the minimum of 1"
     );
 
     // A huge value is cut, and past three violations the rest are summed up.
@@ -296,7 +296,7 @@ async fn violations_name_the_path_and_the_constraint_and_are_bounded() {
     assert!(text.len() < 600, "{} bytes: {text}", text.len());
     assert!(text.contains("bytes cut"), "{text}");
     assert!(
-        text.contains("/b: \"1\" is not of type \"integer\""),
+        text.contains("argument `b`: \"1\" is not of type \"integer\""),
         "{text}"
     );
     assert!(text.ends_with("; and more"), "{text}");

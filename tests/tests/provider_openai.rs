@@ -235,9 +235,10 @@ async fn invalid_json_arguments_reach_the_model_as_an_argument_error() {
 async fn agent_sends_strict_schemas_converted_once_at_build() {
     let server = TestServer::start(vec![Reply::json(fixture("openai/response_text.json"))]).await;
     let agent = Agent::builder(model(&server)).tool(Add).build().unwrap();
+    // `i64`'s format is the type's: strict mode does not know it, and it is not described
     assert_eq!(
         agent.definitions()[0].parameters["properties"]["a"],
-        json!({"type": "integer", "description": "format: int64"})
+        json!({"type": "integer"})
     );
     agent.run("What is 2 + 3?").await.unwrap();
     let sent = server.received()[0].json();

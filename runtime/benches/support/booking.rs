@@ -1,5 +1,6 @@
 //! The tool both dispatch benchmarks measure, and the hand-written floor it is measured
-//! against: a string, an integer and an optional nested struct.
+//! against: a string, an integer and an optional nested struct; and the same tool with
+//! constraints in its schema (`book_limited`), which the agent checks before each call.
 #![allow(dead_code)]
 
 use futures::FutureExt;
@@ -103,6 +104,47 @@ pub fn success(args: Value, cx: ToolContext) -> Value {
 
 pub fn success_text(text: &str, cx: ToolContext) -> Value {
     ready(Book.call_text(text, cx)).expect("ok")
+}
+
+/// How many nights: 1 to 30.
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct Nights(#[schemars(range(min = 1, max = 30))] pub u32);
+
+/// An address whose parts carry constraints.
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct LimitedAddress {
+    #[schemars(length(min = 1, max = 80))]
+    pub street: String,
+    #[schemars(length(min = 1, max = 40))]
+    pub city: String,
+    #[schemars(range(min = 501, max = 99_950))]
+    pub zip: u32,
+}
+
+/// Book a room, with limits on what is asked.
+#[reticent::tool]
+pub fn book_limited(
+    /// The guest's name.
+    guest: String,
+    /// How many nights.
+    nights: Nights,
+    /// Where to send the invoice.
+    address: Option<LimitedAddress>,
+) -> Booking {
+    let address = address.map(|a| Address {
+        street: a.street,
+        city: a.city,
+        zip: a.zip,
+    });
+    book_impl(guest, nights.0, address)
+}
+
+pub fn success_limited(args: Value, cx: ToolContext) -> Value {
+    ready(BookLimited.call(args, cx)).expect("ok")
+}
+
+pub fn success_limited_text(text: &str, cx: ToolContext) -> Value {
+    ready(BookLimited.call_text(text, cx)).expect("ok")
 }
 
 pub fn failure(args: Value, cx: ToolContext) -> String {

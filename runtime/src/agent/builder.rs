@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::gates::Rules;
 use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
 use crate::model::Model;
-use crate::tool::{Tool, ToolDefinition, ToolSet, ToolSetError, Toolbox};
+use crate::tool::{Tool, ToolSet, ToolSetError, Toolbox};
 
 /// Why [`AgentBuilder::build`] refused the configuration.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -28,6 +28,16 @@ pub enum BuildError {
     InvalidSchema {
         /// The tool's name.
         name: String,
+    },
+    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
+    /// (see [`ArgumentValidator`](crate::ArgumentValidator)): a `pattern` that is not a regular
+    /// expression, a `$ref` to nothing.
+    #[error("the parameters of tool `{name}` cannot be checked against their schema: {reason}")]
+    UncheckableSchema {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with the schema.
+        reason: String,
     },
     /// A rule names a tool that is not registered.
     #[error(
@@ -231,20 +241,14 @@ impl AgentBuilder {
                 setting: "max_parallel_tools",
             });
         }
-        let dialect = self.model.schema_dialect();
-        let tools = ToolSet::new(self.tools).map_err(BuildError::from)?;
-        let mut definitions: Vec<ToolDefinition> = Vec::with_capacity(tools.len());
-        for tool in tools.iter() {
-            let definition = tool.definition();
-            // converted once here, so a schema the model cannot take is refused now
-            let converted = dialect.convert_definition(definition).map_err(|error| {
-                BuildError::UnsupportedSchema {
-                    tool: definition.name.clone(),
-                    reason: error.to_string(),
-                }
+        let mut tools = ToolSet::new(self.tools).map_err(BuildError::from)?;
+        // converted once here, so a schema the model cannot take is refused now
+        let definitions = tools
+            .convert(self.model.schema_dialect())
+            .map_err(|(tool, error)| BuildError::UnsupportedSchema {
+                tool,
+                reason: error.to_string(),
             })?;
-            definitions.push(converted);
-        }
         let rules = Rules::new(self.requirements, self.forbidden_after_untrusted, &tools)?;
         Ok(Agent {
             inner: Arc::new(Inner {
@@ -270,6 +274,7 @@ impl From<ToolSetError> for BuildError {
             ToolSetError::Duplicate(name) => Self::DuplicateTool { name },
             ToolSetError::InvalidName(name) => Self::InvalidToolName { name },
             ToolSetError::NotAnObjectSchema(name) => Self::InvalidSchema { name },
+            ToolSetError::Uncheckable { name, reason } => Self::UncheckableSchema { name, reason },
         }
     }
 }

@@ -27,6 +27,7 @@ mod stream;
 mod trajectory;
 
 pub use arguments::Arguments;
+pub(crate) use dialect::{Normaliser, integer_format_range};
 pub use dialect::{SchemaDialect, SchemaError};
 pub use replay::ReplayModel;
 pub use scripted::ScriptedModel;

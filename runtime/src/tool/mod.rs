@@ -14,7 +14,10 @@
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `classify.rs` | classifying a tool's error by its type, at compile time |
 //! | `report.rs` | classifying an `anyhow::Error`/`eyre::Report` by its chain (features `anyhow`, `eyre`) |
-//! | `set.rs` | checking and indexing a set of tools |
+//! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
+//! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
+//! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
+//! | `checked.rs` | a tool whose arguments are normalised and checked before it runs |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
 //! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
 //! | `span.rs` | the `execute_tool` span |
@@ -23,7 +26,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod args;
+mod checked;
 mod classify;
+mod constraints;
 mod context;
 mod definition;
 mod failure;
@@ -37,6 +42,7 @@ mod schema;
 mod set;
 mod span;
 mod text;
+mod validate;
 
 pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
@@ -44,6 +50,7 @@ pub use failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, Unknow
 pub use future::ToolFuture;
 pub use output::OutputError;
 pub use schema::ParametersSchema;
+pub use validate::{ArgumentValidator, ValidatorError};
 
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
 pub(crate) use set::{ToolSet, ToolSetError};
@@ -113,6 +120,10 @@ pub trait Tool: Send + Sync + 'static {
     fn definition(&self) -> &ToolDefinition;
 
     /// Runs the tool with the model's arguments.
+    ///
+    /// Called directly, a tool decodes its arguments as they are: the agent and the MCP server
+    /// also check them against the constraints of the tool's schema before they call it (see
+    /// [`ArgumentValidator`]).
     fn call(&self, args: serde_json::Value, cx: ToolContext) -> ToolFuture<'_>;
 
     /// Runs the tool with the model's arguments as the JSON text a provider handed over.

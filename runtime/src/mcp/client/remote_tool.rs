@@ -3,7 +3,6 @@
 //! the tool's output or classified as a failure.
 
 use std::borrow::Cow;
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -20,7 +19,9 @@ use super::child::ChildProcess;
 use super::error::{McpCallError, McpClientError, McpToolError};
 use crate::error::{ArgumentError, Failure, ToolError};
 use crate::render;
-use crate::tool::{Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFuture};
+use crate::tool::{
+    ArgumentValidator, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFuture,
+};
 
 /// What the tools of one client share: the connection and the client's settings.
 pub(super) struct Connection {
@@ -43,7 +44,8 @@ pub(super) struct RemoteTool {
     definition: ToolDefinition,
     /// The tool's name on the server.
     remote: Arc<str>,
-    validator: jsonschema::Validator,
+    /// The whole input schema: the server's tool has no types of its own here.
+    validator: ArgumentValidator,
     connection: Arc<Connection>,
 }
 
@@ -66,14 +68,8 @@ impl RemoteTool {
                 "its root is not an object schema (`\"type\": \"object\"`)".to_owned(),
             ));
         }
-        // A schema from elsewhere: whatever the validator makes of it must not end the program.
-        let validator = match std::panic::catch_unwind(AssertUnwindSafe(|| {
-            jsonschema::validator_for(&parameters)
-        })) {
-            Ok(Ok(validator)) => validator,
-            Ok(Err(error)) => return Err(invalid(error.to_string())),
-            Err(_) => return Err(invalid("the schema validator panicked on it".to_owned())),
-        };
+        let validator = ArgumentValidator::complete(&parameters)
+            .map_err(|error| invalid(error.reason().to_owned()))?;
         let title = listed
             .title
             .clone()
@@ -99,20 +95,9 @@ impl RemoteTool {
         })
     }
 
-    /// The model's arguments against the input schema: an argument error naming each
-    /// violation's path and what the schema asks.
-    fn check(&self, arguments: &Value) -> Result<(), ArgumentError> {
-        let mut violations = self.validator.iter_errors(arguments).peekable();
-        if violations.peek().is_none() {
-            return Ok(());
-        }
-        Err(ArgumentError::new(render::schema_violations(
-            violations.map(|v| (v.instance_path().to_string(), v.to_string())),
-        )))
-    }
-
     async fn run(&self, arguments: Value, cx: ToolContext) -> Result<Value, ToolError> {
-        self.check(&arguments)?;
+        // an argument error naming each violation's path and what the schema asks
+        self.validator.check(&arguments)?;
         let Value::Object(arguments) = arguments else {
             // The schema's root is an object schema, so this was refused above.
             return Err(ArgumentError::new("the arguments must be a JSON object").into());

@@ -103,6 +103,9 @@ impl McpServerBuilder {
             ToolSetError::Duplicate(name) => BuildError::DuplicateTool { name },
             ToolSetError::InvalidName(name) => BuildError::InvalidToolName { name },
             ToolSetError::NotAnObjectSchema(name) => BuildError::InvalidSchema { name },
+            ToolSetError::Uncheckable { name, reason } => {
+                BuildError::UncheckableSchema { name, reason }
+            }
         })?;
         let listed = tools
             .iter()
@@ -144,6 +147,15 @@ pub enum BuildError {
     InvalidSchema {
         /// The tool's name.
         name: String,
+    },
+    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
+    /// (see [`ArgumentValidator`](crate::ArgumentValidator)).
+    #[error("the parameters of tool `{name}` cannot be checked against their schema: {reason}")]
+    UncheckableSchema {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with the schema.
+        reason: String,
     },
 }
 
