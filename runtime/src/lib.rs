@@ -117,7 +117,7 @@ mod tool;
 pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, RetryHint, ToolError};
 pub use secret::Secret;
 pub use tool::{
-    EffectOutcome, OutputError, ParametersSchema, Tool, ToolAnnotations, ToolContext,
+    EffectOutcome, LogLevel, OutputError, ParametersSchema, Tool, ToolAnnotations, ToolContext,
     ToolDefinition, ToolFailure, ToolFuture, ToolPanicked, ToolTimedOut, Toolbox, UnknownTool,
     kinds,
 };

@@ -7,6 +7,7 @@
 //! | `definition.rs` | [`ToolDefinition`], [`ToolAnnotations`] |
 //! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema |
 //! | `context.rs` | [`ToolContext`] |
+//! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
 //! | `text.rs` | decoding them straight from JSON text |
@@ -28,6 +29,7 @@ mod failure;
 mod future;
 mod invoke;
 mod output;
+mod progress;
 mod schema;
 mod set;
 mod span;
@@ -38,9 +40,11 @@ pub use definition::{ToolAnnotations, ToolDefinition};
 pub use failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
 pub use future::ToolFuture;
 pub use output::OutputError;
+pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
+pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
 
@@ -58,6 +62,7 @@ pub(crate) mod generated {
 }
 
 pub(crate) use args::cut_too_deep;
+#[cfg(feature = "mcp-client")]
 pub(crate) use set::is_valid_tool_name;
 
 /// A tool an agent can call.

@@ -155,6 +155,7 @@ impl McpServer {
             limit: inner.timeout,
             include_error_message: inner.include_error_message,
             cancellable: true,
+            observer: None,
         };
         let run = invoke(invocation, &token).instrument(span.clone());
         let outcome = tokio::select! {
