@@ -141,9 +141,9 @@ mod tool;
 pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, RetryHint, ToolError};
 pub use secret::Secret;
 pub use tool::{
-    ArgumentValidator, EffectOutcome, OutputError, ParametersSchema, Tool, ToolAnnotations,
-    ToolContext, ToolDefinition, ToolFailure, ToolFuture, ToolPanicked, ToolTimedOut, Toolbox,
-    UnknownTool, ValidatorError, kinds,
+    ArgumentValidator, EffectOutcome, LogLevel, OutputError, ParametersSchema, Tool,
+    ToolAnnotations, ToolContext, ToolDefinition, ToolFailure, ToolFuture, ToolPanicked,
+    ToolTimedOut, Toolbox, UnknownTool, ValidatorError, kinds,
 };
 
 pub use agent::{

@@ -5,16 +5,19 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use futures::channel::mpsc::Sender;
 use futures::{SinkExt, StreamExt};
 use tracing::Instrument;
 
+use super::event::ToolEvents;
 use super::run::Run;
 use super::{AgentError, AgentEvent, Inner, ToolFailureMode};
+use crate::LogLevel;
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
 use crate::tool::{
-    CallArguments, EffectOutcome, Invocation, ToolFailure, UnknownTool, execute_span, invoke,
-    kinds, record_failure,
+    CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolFailure, UnknownTool, drive,
+    execute_span, invoke, kinds, record_failure,
 };
 
 /// How one call ended.
@@ -139,7 +142,7 @@ impl Run {
                         .await;
                 }
                 let refused = gates.check(&inner.rules, call, tainted);
-                let done = execute(inner, call, refused, token, cancellable).await;
+                let done = execute(inner, call, refused, token, cancellable, events.as_mut()).await;
                 set_progress(progress, Progress::Finished(done.effect()));
                 done
             });
@@ -216,14 +219,16 @@ impl Run {
     }
 }
 
-/// Runs `call` (or records its refusal), on its `execute_tool` span. Never panics, never
-/// returns early on cancellation (the caller selects on it).
+/// Runs `call` (or records its refusal), on its `execute_tool` span, passing the tool's
+/// progress and log lines on to `events`. Never panics, never returns early on cancellation
+/// (the caller selects on it).
 async fn execute(
     inner: &Inner,
     call: &ToolCall,
     refused: Option<ToolFailure>,
     token: &tokio_util::sync::CancellationToken,
     cancellable: bool,
+    events: Option<&mut Sender<AgentEvent>>,
 ) -> Executed {
     let span = execute_span(&call.name, &call.id);
     if inner.record_content && !span.is_disabled() {
@@ -254,6 +259,12 @@ async fn execute(
                 Some(text) => CallArguments::Text(text),
                 None => CallArguments::Borrowed(call.arguments.value()),
             };
+            // A stream gets every report; the span gets events when it is enabled.
+            let forward = Forward {
+                progress: events.is_some(),
+                logs: events.is_some().then_some(LogLevel::Debug),
+            };
+            let (observer, updates) = Observer::new(&span, forward).unzip();
             let invocation = Invocation {
                 tool,
                 name,
@@ -262,11 +273,16 @@ async fn execute(
                 limit: inner.failure_options.timeout,
                 include_error_message: inner.failure_options.include_error_message,
                 cancellable,
+                observer,
             };
-            invoke(invocation, token)
-                .instrument(span.clone())
-                .await
-                .map(content)
+            let run = invoke(invocation, token).instrument(span.clone());
+            match events {
+                Some(events) => {
+                    drive(run, updates.flatten(), &mut ToolEvents { events, call }).await
+                }
+                None => run.await,
+            }
+            .map(content)
         }
     };
     let elapsed = start.elapsed();

@@ -1,10 +1,12 @@
 //! [`ToolContext`]: what one tool call knows about itself — its id, its tool's name and its
-//! cancellation.
+//! cancellation — and where it reports progress and log lines.
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
+
+use super::progress::{LogLevel, Observer};
 
 /// The context of one tool call: its id, the tool's name and the run's cancellation.
 ///
@@ -13,6 +15,39 @@ use tokio_util::sync::CancellationToken;
 ///
 /// Clones share one context. Its cancellation token is made the first time it is asked for (a
 /// child of the run's token), so a call whose tool never looks at it costs no token.
+///
+/// # Progress and log lines
+///
+/// A long-running tool can say how far it got with [`progress`](Self::progress) and what it is
+/// doing with [`log`](Self::log). Both are written for people, and go to whoever watches the
+/// call — **never to the model**:
+///
+/// - in an agent run, [`AgentEvent::ToolProgress`](crate::AgentEvent::ToolProgress) and
+///   [`AgentEvent::ToolLog`](crate::AgentEvent::ToolLog) on
+///   [`Agent::run_stream`](crate::Agent::run_stream)'s stream;
+/// - over MCP, `notifications/progress` (when the client asked for progress with a
+///   `progressToken`) and `notifications/message` (at or above the level the client set);
+/// - in both, events on the call's `execute_tool` span.
+///
+/// A call nobody watches (no stream, no client that asked, no subscriber for the span) ignores
+/// them at the cost of a branch. Messages are cut to 2 KiB.
+///
+/// ```
+/// use reticent::{LogLevel, ToolContext};
+///
+/// /// Import rows from a file.
+/// #[reticent::tool]
+/// async fn import(rows: Vec<String>, cx: &ToolContext) -> usize {
+///     let total = rows.len() as f64;
+///     for (done, row) in rows.iter().enumerate() {
+///         if row.is_empty() {
+///             cx.log(LogLevel::Warning, format_args!("row {done} is empty; skipped"));
+///         }
+///         cx.progress(done as f64 + 1.0, total, "importing");
+///     }
+///     rows.len()
+/// }
+/// ```
 #[derive(Clone, Default)]
 pub struct ToolContext {
     shared: Arc<Shared>,
@@ -25,6 +60,8 @@ struct Shared {
     /// The run's (or request's) token, whose child the call's token is.
     parent: Option<CancellationToken>,
     token: OnceLock<CancellationToken>,
+    /// Who watches the call; `None` when nobody does.
+    observer: Option<Arc<Observer>>,
 }
 
 impl ToolContext {
@@ -36,15 +73,18 @@ impl ToolContext {
                 tool_name: Some(tool_name.into()),
                 parent: None,
                 token: OnceLock::new(),
+                observer: None,
             }),
         }
     }
 
-    /// A context whose cancellation token, when it is made, is a child of `parent`.
+    /// A context whose cancellation token, when it is made, is a child of `parent`, and whose
+    /// reports go to `observer`.
     pub(crate) fn child_of(
         call_id: &str,
         tool_name: &Arc<str>,
         parent: &CancellationToken,
+        observer: Option<Observer>,
     ) -> Self {
         Self {
             shared: Arc::new(Shared {
@@ -52,6 +92,7 @@ impl ToolContext {
                 tool_name: Some(Arc::clone(tool_name)),
                 parent: Some(parent.clone()),
                 token: OnceLock::new(),
+                observer: observer.map(Arc::new),
             }),
         }
     }
@@ -64,6 +105,7 @@ impl ToolContext {
             tool_name: self.shared.tool_name.clone(),
             parent: None,
             token: OnceLock::from(token),
+            observer: self.shared.observer.clone(),
         };
         Self {
             shared: Arc::new(shared),
@@ -91,6 +133,43 @@ impl ToolContext {
         })
     }
 
+    /// Reports how far the call got: `done` out of `total` (when known), with an optional
+    /// message for people (`"copying 3 of 10 files"`).
+    ///
+    /// `done` should increase with every report; a report whose `done` is not more than the
+    /// last one's, or is not a finite number, is dropped. See [the type's
+    /// docs](Self#progress-and-log-lines) for where reports go: never to the model.
+    ///
+    /// ```
+    /// # let cx = reticent::ToolContext::default();
+    /// cx.progress(3.0, 10.0, "copying files");
+    /// cx.progress(4.0, None, None);
+    /// ```
+    #[inline]
+    pub fn progress<'m>(
+        &self,
+        done: f64,
+        total: impl Into<Option<f64>>,
+        message: impl Into<Option<&'m str>>,
+    ) {
+        if let Some(observer) = &self.shared.observer {
+            observer.progress(done, total.into(), message.into());
+        }
+    }
+
+    /// Logs a line about the call for people, at `level`. `message` is formatted only when
+    /// someone will read it, so `format_args!("read {n} rows")` costs nothing in a call
+    /// nobody watches.
+    ///
+    /// See [the type's docs](Self#progress-and-log-lines) for where lines go: never to the
+    /// model.
+    #[inline]
+    pub fn log(&self, level: LogLevel, message: impl fmt::Display) {
+        if let Some(observer) = &self.shared.observer {
+            observer.log(level, &message);
+        }
+    }
+
     /// Tells the tool the call was abandoned (it timed out, or its run ended while it ran).
     pub(crate) fn abandon(&self) {
         self.cancellation().cancel();
@@ -110,6 +189,7 @@ impl fmt::Debug for ToolContext {
                     .get()
                     .is_some_and(CancellationToken::is_cancelled),
             )
+            .field("observed", &self.shared.observer.is_some())
             .finish()
     }
 }
@@ -141,12 +221,12 @@ mod tests {
     fn a_child_token_follows_its_parent_also_when_made_late() {
         let parent = CancellationToken::new();
         let name: Arc<str> = Arc::from("t");
-        let cx = ToolContext::child_of("c1", &name, &parent);
+        let cx = ToolContext::child_of("c1", &name, &parent, None);
         parent.cancel();
         assert!(cx.cancellation().is_cancelled());
 
         let parent = CancellationToken::new();
-        let cx = ToolContext::child_of("c2", &name, &parent);
+        let cx = ToolContext::child_of("c2", &name, &parent, None);
         cx.abandon();
         assert!(cx.cancellation().is_cancelled());
         assert!(!parent.is_cancelled());

@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, kinds};
-use super::{OutputError, Tool, ToolContext};
+use super::{Observer, OutputError, Tool, ToolContext};
 use crate::error::ToolError;
 use crate::render;
 
@@ -50,6 +50,8 @@ pub(crate) struct Invocation<'a> {
     /// Whether someone can cancel `parent` (the caller's run or request token): a sync tool
     /// then runs on the blocking pool, so that the cancellation does not wait for it.
     pub(crate) cancellable: bool,
+    /// Who watches the call's progress and log lines, if anyone.
+    pub(crate) observer: Option<Observer>,
 }
 
 /// Runs `invocation`, whose tool's token is a child of `parent`. Never panics; never returns
@@ -67,8 +69,9 @@ pub(crate) async fn invoke(
         limit,
         include_error_message,
         cancellable,
+        observer,
     } = invocation;
-    let cx = ToolContext::child_of(call_id, name, parent);
+    let cx = ToolContext::child_of(call_id, name, parent, observer);
     let limit = match (limit, tool.timeout()) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),

@@ -7,6 +7,7 @@
 //! | `definition.rs` | [`ToolDefinition`], [`ToolAnnotations`] |
 //! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema; its output schema |
 //! | `context.rs` | [`ToolContext`] |
+//! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
 //! | `text.rs` | decoding them straight from JSON text |
@@ -36,6 +37,7 @@ mod future;
 mod invoke;
 mod no_result;
 mod output;
+mod progress;
 #[cfg(any(feature = "anyhow", feature = "eyre"))]
 mod report;
 mod schema;
@@ -49,10 +51,12 @@ pub use definition::{ToolAnnotations, ToolDefinition};
 pub use failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
 pub use future::ToolFuture;
 pub use output::OutputError;
+pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
+pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
 

@@ -1,5 +1,5 @@
 //! Helpers shared by the agent and MCP tests: reading transcripts, and a tracing layer that
-//! records spans.
+//! records spans and the events in them.
 #![allow(dead_code)]
 
 use std::cell::RefCell;
@@ -56,9 +56,27 @@ impl SpanRecord {
     }
 }
 
+/// One event as a layer saw it: the span it happened in, its level and its fields (the
+/// message is the field `message`).
+#[derive(Clone, Debug)]
+pub struct EventRecord {
+    /// The `seq` of the span it happened in.
+    pub span: Option<usize>,
+    pub level: tracing::Level,
+    pub fields: BTreeMap<String, String>,
+}
+
+impl EventRecord {
+    /// The field's recorded value; `None` when the event has no such field.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(String::as_str)
+    }
+}
+
 #[derive(Default)]
 struct Recorded {
     spans: Vec<SpanRecord>,
+    events: Vec<EventRecord>,
     /// Live span id → `seq`.
     live: HashMap<u64, usize>,
 }
@@ -97,6 +115,17 @@ impl Spans {
             "expected one span of call {call_id}: {spans:#?}"
         );
         spans.into_iter().next().unwrap()
+    }
+
+    /// The events that happened in `span`, in order.
+    pub fn events_in(&self, span: &SpanRecord) -> Vec<EventRecord> {
+        let recorded = self.recorded.lock().unwrap();
+        recorded
+            .events
+            .iter()
+            .filter(|e| e.span == Some(span.seq))
+            .cloned()
+            .collect()
     }
 
     /// The name of the span's parent.
@@ -156,6 +185,20 @@ where
         if let Some(&seq) = recorded.live.get(&id.into_u64()) {
             values.record(&mut FieldText(&mut recorded.spans[seq].fields));
         }
+    }
+
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
+        let Some(spans) = current() else { return };
+        let mut fields = BTreeMap::new();
+        event.record(&mut FieldText(&mut fields));
+        let span = ctx.event_span(event).map(|s| s.id());
+        let mut recorded = spans.recorded.lock().unwrap();
+        let span = span.and_then(|id| recorded.live.get(&id.into_u64()).copied());
+        recorded.events.push(EventRecord {
+            span,
+            level: *event.metadata().level(),
+            fields,
+        });
     }
 
     fn on_close(&self, id: Id, _ctx: Context<'_, S>) {

@@ -4,6 +4,7 @@
 //! `agent_support::capture_spans`.
 #![allow(dead_code)]
 
+pub mod example;
 pub mod python;
 
 use std::pin::Pin;

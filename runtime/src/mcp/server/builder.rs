@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::session::Session;
 use super::{FailureHook, Inner, McpServer, definition};
 use crate::tool::{Tool, ToolFailure, ToolSet, ToolSetError, Toolbox};
 
@@ -97,7 +98,8 @@ impl McpServerBuilder {
         self
     }
 
-    /// Checks the tools (valid, unique names and object schemas) and builds the server.
+    /// Checks the tools (valid, unique names and object schemas, for the parameters and for
+    /// any output) and builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
         let tools = ToolSet::new(self.tools).map_err(|error| match error {
             ToolSetError::Duplicate(name) => BuildError::DuplicateTool { name },
@@ -107,22 +109,29 @@ impl McpServerBuilder {
                 BuildError::UncheckableSchema { name, reason }
             }
         })?;
+        if let Some(tool) = tools
+            .iter()
+            .find(|tool| !definition::output_is_object(&***tool))
+        {
+            return Err(BuildError::InvalidOutputSchema {
+                name: tool.definition().name.clone(),
+            });
+        }
         let listed = tools
             .iter()
             .map(|tool| definition::to_mcp(&**tool))
             .collect();
-        Ok(McpServer {
-            inner: Arc::new(Inner {
-                tools,
-                listed,
-                timeout: self.timeout,
-                include_error_message: self.include_error_message,
-                name: self.name,
-                version: self.version,
-                instructions: self.instructions,
-                on_failure: self.on_failure,
-            }),
-        })
+        let inner = Arc::new(Inner {
+            tools,
+            listed,
+            timeout: self.timeout,
+            include_error_message: self.include_error_message,
+            name: self.name,
+            version: self.version,
+            instructions: self.instructions,
+            on_failure: self.on_failure,
+        });
+        Ok(McpServer::with_session(&inner, Session::default()))
     }
 }
 
@@ -156,6 +165,17 @@ pub enum BuildError {
         name: String,
         /// What is wrong with the schema.
         reason: String,
+    },
+    /// A tool's output schema is not an object schema, as MCP requires (a non-object output is
+    /// described by an object schema with `"x-reticent-wrap-result": true`).
+    #[error(
+        "the output schema of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`; \
+         describe a non-object output as `{{\"result\": ..}}` and mark the schema with \
+         `\"x-reticent-wrap-result\": true`"
+    )]
+    InvalidOutputSchema {
+        /// The tool's name.
+        name: String,
     },
 }
 

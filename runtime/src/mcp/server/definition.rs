@@ -1,14 +1,44 @@
-//! A [`ToolDefinition`] as `tools/list` describes it.
+//! A [`ToolDefinition`] as `tools/list` describes it, and the structured content of a result
+//! for a tool with an output schema.
 
 use std::sync::Arc;
 
 use rmcp::model::{Tool as McpTool, ToolAnnotations as McpAnnotations};
+use serde_json::Value;
 
 use crate::tool::{Tool, ToolDefinition};
+
+/// The key that marks an output schema made for a non-object output: the schema describes
+/// `{"result": OUTPUT}`, and so does the `structuredContent` of the tool's results.
+pub(super) const WRAP_RESULT: &str = ToolDefinition::WRAPPED_OUTPUT;
 
 /// The MCP description of `tool` (whose parameter schema the tool set checked is an object).
 pub(super) fn to_mcp(tool: &dyn Tool) -> McpTool {
     describe(tool.definition(), tool.untrusted_output())
+}
+
+/// Whether `tool` has no output schema, or one whose root is an object, as MCP requires.
+pub(super) fn output_is_object(tool: &dyn Tool) -> bool {
+    tool.definition()
+        .output_schema
+        .as_ref()
+        .is_none_or(|schema| schema.get("type") == Some(&Value::from("object")))
+}
+
+/// The `structuredContent` of a successful call of a tool whose output schema is `schema`:
+/// the output itself, or `{"result": output}` when the schema is marked [`WRAP_RESULT`].
+/// `None` for an output that is not an object under an unmarked schema: the tool broke its
+/// own schema, and the client would refuse the result.
+pub(super) fn structured(schema: &Value, output: Value) -> Result<Value, Value> {
+    if schema.get(WRAP_RESULT) == Some(&Value::Bool(true)) {
+        let mut wrapped = serde_json::Map::with_capacity(1);
+        wrapped.insert("result".to_owned(), output);
+        Ok(Value::Object(wrapped))
+    } else if output.is_object() {
+        Ok(output)
+    } else {
+        Err(output)
+    }
 }
 
 /// The MCP description of `definition`; `untrusted`: whether the tool's output comes from
@@ -38,6 +68,13 @@ fn describe(definition: &ToolDefinition, untrusted: bool) -> McpTool {
     .with_annotations(annotations);
     if let Some(title) = &definition.title {
         tool = tool.with_title(title.clone());
+    }
+    if let Some(Value::Object(schema)) = &definition.output_schema {
+        // The marker is reticent's own instruction, not a keyword clients know: the schema
+        // listed describes exactly what `structuredContent` holds.
+        let mut schema = schema.clone();
+        schema.shift_remove(WRAP_RESULT);
+        tool = tool.with_raw_output_schema(Arc::new(schema));
     }
     tool
 }
@@ -83,5 +120,36 @@ mod tests {
         let listed = serde_json::to_value(describe(&definition, true)).unwrap();
         assert_eq!(listed["annotations"]["openWorldHint"], true);
         assert_eq!(listed["title"], "Read email");
+        assert!(listed.get("outputSchema").is_none(), "{listed}");
+    }
+
+    #[test]
+    fn an_output_schema_is_listed_without_the_marker() {
+        let wrapped = json!({
+            "type": "object",
+            "properties": {"result": {"type": "integer"}},
+            "required": ["result"],
+            WRAP_RESULT: true,
+        });
+        let definition = ToolDefinition::new(
+            "count",
+            "Count things.",
+            json!({"type": "object", "properties": {}}),
+        )
+        .with_output_schema(wrapped.clone());
+        let listed = serde_json::to_value(describe(&definition, false)).unwrap();
+        assert_eq!(
+            listed["outputSchema"],
+            json!({
+                "type": "object",
+                "properties": {"result": {"type": "integer"}},
+                "required": ["result"],
+            })
+        );
+
+        assert_eq!(structured(&wrapped, json!(3)), Ok(json!({"result": 3})));
+        let object = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        assert_eq!(structured(&object, json!({"n": 3})), Ok(json!({"n": 3})));
+        assert_eq!(structured(&object, json!(3)), Err(json!(3)));
     }
 }

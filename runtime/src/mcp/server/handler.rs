@@ -2,29 +2,40 @@
 //! [`invoke`], with the failure reported to the operator and the rendered text to the client.
 
 use std::panic::AssertUnwindSafe;
+use std::pin::pin;
 use std::sync::Arc;
 
 use rmcp::ServerHandler;
+#[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig,
+    CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult,
+    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer};
+use serde_json::Value;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use super::McpServer;
+use super::session::mcp_level;
+use super::{McpServer, definition};
 use crate::render;
 use crate::tool::{
-    CallArguments, Invocation, ToolFailure, UnknownTool, execute_span, invoke, kinds,
-    record_failure,
+    CallArguments, Deliver, Forward, Invocation, Observer, ToolDefinition, ToolFailure, ToolUpdate,
+    UnknownTool, drive, execute_span, invoke, kinds, record_failure,
 };
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
     fn get_info(&self) -> ServerConfig {
         let inner = &self.inner;
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // Logging: tools' log lines (`ToolContext::log`), for clients that ask for them.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&inner.name, &inner.version));
         match &inner.instructions {
             Some(instructions) => info.with_instructions(instructions),
@@ -38,6 +49,18 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.inner.listed.clone()))
+    }
+
+    /// The lowest level of tools' log lines this connection's client is sent, until a request
+    /// says otherwise in its `_meta`. Until the client sets one, it is sent none.
+    #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.set_log_level(request.level);
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
@@ -137,7 +160,20 @@ impl McpServer {
         // The request's token is the parent of the tool's, so the client's
         // `notifications/cancelled` reaches the tool. The arguments are kept for the failure
         // record only when a hook will read it.
-        let token = context.ct;
+        let RequestContext {
+            ct: token,
+            meta,
+            peer,
+            ..
+        } = context;
+        // Progress goes to a client that sent a token for it, log lines to one that asked for
+        // them, both to the span when it is enabled; a call nobody watches has no observer.
+        let progress_token = meta.get_progress_token();
+        let forward = Forward {
+            progress: progress_token.is_some(),
+            logs: self.session.log_level(&meta),
+        };
+        let (observer, updates) = Observer::new(&span, forward).unzip();
         // Arguments sent as a JSON string are read as the JSON text they hold, as some clients
         // send them; text that is not JSON is an argument error.
         let arguments = if let serde_json::Value::String(text) = &arguments {
@@ -155,26 +191,32 @@ impl McpServer {
             limit: inner.timeout,
             include_error_message: inner.include_error_message,
             cancellable: true,
+            observer,
         };
         let run = invoke(invocation, &token).instrument(span.clone());
-        let outcome = tokio::select! {
-            // The tool first: one that watches its token gets to return.
-            biased;
-            outcome = run => outcome,
-            () = token.cancelled() => return Err(cancelled(&span, &name, &call_id, start)),
+        let mut notify = Notify {
+            peer: &peer,
+            progress_token,
+            tool: tool_name,
+        };
+        let mut run = pin!(drive(run, updates.flatten(), &mut notify));
+        let outcome = loop {
+            tokio::select! {
+                // The tool first: one that watches its token gets to return.
+                biased;
+                outcome = &mut run => break outcome,
+                () = token.cancelled() => return Err(cancelled(&span, &name, &call_id, start)),
+                // The client closed the connection, or the server is shutting down: nobody
+                // waits for the answer. The call is cancelled as if the client had asked.
+                () = self.session.closed.cancelled(), if !token.is_cancelled() => token.cancel(),
+            }
         };
         // A cancelled request stays cancelled, whatever the tool made of its token.
         if token.is_cancelled() {
             return Err(cancelled(&span, &name, &call_id, start));
         }
         match outcome {
-            Ok(output) => {
-                let text = match output {
-                    serde_json::Value::String(text) => text,
-                    other => other.to_string(),
-                };
-                Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
-            }
+            Ok(output) => Ok(success(tool.definition(), output, &span)),
             Err(failure) => {
                 let result =
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);
@@ -195,6 +237,87 @@ impl McpServer {
                     call_id = %failure.call_id,
                     "an on_failure hook panicked"
                 );
+            }
+        }
+    }
+}
+
+/// The result of a call that succeeded: the output as text and, for a tool with an output
+/// schema, as `structuredContent`.
+fn success(definition: &ToolDefinition, output: Value, span: &tracing::Span) -> CallToolResult {
+    let (text, structured) = match &definition.output_schema {
+        None => (text(output), None),
+        Some(schema) => {
+            let text = match &output {
+                Value::String(text) => text.clone(),
+                other => json_text(other),
+            };
+            match definition::structured(schema, output) {
+                Ok(structured) => (text, Some(structured)),
+                Err(_) => {
+                    tracing::warn!(
+                        parent: span,
+                        tool = %definition.name,
+                        "the tool's output is not an object, as its output schema says: \
+                         the result has no structuredContent"
+                    );
+                    (text, None)
+                }
+            }
+        }
+    };
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = structured;
+    result
+}
+
+/// An output as the text content: a string as it is, anything else as JSON.
+fn text(output: Value) -> String {
+    match output {
+        Value::String(text) => text,
+        other => json_text(&other),
+    }
+}
+
+/// `value` as compact JSON text.
+fn json_text(value: &Value) -> String {
+    // Writes bytes straight to a buffer, unlike `Display`, which goes through a formatter;
+    // a `Value` always serializes.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Passes a running call's reports on to the client: progress as `notifications/progress`
+/// (with the request's token), log lines as `notifications/message` (the tool's name as the
+/// logger). A client that went away misses them.
+struct Notify<'a> {
+    peer: &'a Peer<RoleServer>,
+    progress_token: Option<ProgressToken>,
+    tool: &'a str,
+}
+
+impl Deliver for Notify<'_> {
+    #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
+    async fn deliver(&mut self, update: ToolUpdate) {
+        match update {
+            ToolUpdate::Progress {
+                progress,
+                total,
+                message,
+            } => {
+                // Queued only when there is a token.
+                let Some(token) = &self.progress_token else {
+                    return;
+                };
+                let mut params = ProgressNotificationParam::new(token.clone(), progress);
+                params.total = total;
+                params.message = message;
+                let _ = self.peer.notify_progress(params).await;
+            }
+            ToolUpdate::Log { level, message } => {
+                let params =
+                    LoggingMessageNotificationParam::new(mcp_level(level), Value::String(message))
+                        .with_logger(self.tool);
+                let _ = self.peer.notify_logging_message(params).await;
             }
         }
     }

@@ -3,6 +3,7 @@
 mod builder;
 mod definition;
 mod handler;
+mod session;
 mod transport;
 
 use std::fmt;
@@ -12,16 +13,27 @@ use std::time::Duration;
 pub use builder::{BuildError, McpServerBuilder};
 pub use transport::ServeError;
 
+use self::session::Session;
 use crate::tool::{ToolFailure, ToolSet};
 
 /// An MCP server for a set of tools. Cheap to clone; one server serves any number of
 /// connections. Start with [`McpServer::builder`].
 ///
 /// `McpServer` implements [`rmcp::ServerHandler`], so it also works with anything in rmcp that
-/// takes a handler.
-#[derive(Clone)]
+/// takes a handler. A clone shares the tools and settings but not the connection's state (the
+/// log level its client set): serve each connection with a clone of its own, as
+/// [`serve`](Self::serve) and [`http_service`](Self::http_service) do.
 pub struct McpServer {
     pub(crate) inner: Arc<Inner>,
+    /// The state of the connection this value serves.
+    pub(crate) session: Arc<Session>,
+}
+
+impl Clone for McpServer {
+    /// The same server, for another connection.
+    fn clone(&self) -> Self {
+        Self::with_session(&self.inner, Session::default())
+    }
 }
 
 /// A hook that receives every failed call.
@@ -43,6 +55,14 @@ impl McpServer {
     /// Starts building a server.
     pub fn builder() -> McpServerBuilder {
         McpServerBuilder::new()
+    }
+
+    /// The server for a connection with this state.
+    pub(crate) fn with_session(inner: &Arc<Inner>, session: Session) -> Self {
+        Self {
+            inner: Arc::clone(inner),
+            session: Arc::new(session),
+        }
     }
 
     /// The names of the tools served, in the order they were added.

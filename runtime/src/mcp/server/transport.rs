@@ -12,7 +12,11 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 
 use super::McpServer;
+use super::session::{Session, Watched};
 use crate::error::BoxError;
+
+/// How long open connections get to close when an HTTP server shuts down.
+const CLOSE_WITHIN: Duration = Duration::from_secs(5);
 
 /// Why a server could not serve a connection.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +51,11 @@ impl McpServer {
         T: IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        // When the client closes its end, the calls still running are stopped at once.
+        let transport = Watched {
+            inner: transport.into_transport(),
+            closed: self.session.closed.clone(),
+        };
         rmcp::ServiceExt::serve(self, transport)
             .await
             .map_err(|e| ServeError::new("the MCP connection could not be initialized", e))
@@ -56,6 +65,13 @@ impl McpServer {
     ///
     /// This is how desktop and IDE clients run a server they start themselves. Nothing else
     /// may write to stdout: log to stderr.
+    ///
+    /// When the client closes stdin, calls still running are cancelled (their tools' tokens
+    /// too) and this returns at once; clients wait only a few seconds for the server to exit
+    /// before they kill it. A sync tool abandoned this way keeps its thread on tokio's
+    /// blocking pool until it returns, and a tokio runtime that is dropped waits for those
+    /// threads: end `main` with `runtime.shutdown_background()` (or `shutdown_timeout`) rather
+    /// than letting `#[tokio::main]` drop the runtime, as the `mcp_server` example does.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         let running = self.serve(rmcp::transport::stdio()).await?;
         running
@@ -69,21 +85,30 @@ impl McpServer {
     /// in a router of your own (for example with axum's `Router::nest_service("/mcp", ..)`).
     ///
     /// Sessions are kept in memory. `config` sets the allowed hosts (loopback only by
-    /// default), stateful or stateless mode and the shutdown token.
+    /// default), stateful or stateless mode and the shutdown token; when that token is
+    /// cancelled, the calls still running are cancelled at once.
     pub fn http_service(
         &self,
         config: StreamableHttpServerConfig,
     ) -> StreamableHttpService<McpServer, LocalSessionManager> {
-        let server = self.clone();
+        let inner = Arc::clone(&self.inner);
+        let shutdown = config.cancellation_token.clone();
         StreamableHttpService::new(
-            move || Ok(server.clone()),
+            move || {
+                Ok(McpServer::with_session(
+                    &inner,
+                    Session::ending_with(&shutdown),
+                ))
+            },
             Arc::new(LocalSessionManager::default()),
             config,
         )
     }
 
     /// Serves streamable HTTP (HTTP/1.1) on `listener`, at every path, until
-    /// `config.cancellation_token` is cancelled; then open connections are closed gracefully.
+    /// `config.cancellation_token` is cancelled; then it stops accepting connections, cancels
+    /// the calls still running, closes open connections gracefully and returns once they are
+    /// closed (connections still open after five seconds are dropped).
     ///
     /// ```no_run
     /// use reticent::mcp::McpServer;
@@ -110,6 +135,7 @@ impl McpServer {
     ) -> Result<(), ServeError> {
         let shutdown = config.cancellation_token.clone();
         let service = TowerToHyperService::new(self.http_service(config));
+        let mut connections = tokio::task::JoinSet::new();
         loop {
             let stream = tokio::select! {
                 accepted = listener.accept() => match accepted {
@@ -121,11 +147,13 @@ impl McpServer {
                         continue;
                     }
                 },
-                () = shutdown.cancelled() => return Ok(()),
+                // Connections that ended, so the set does not grow.
+                Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+                () = shutdown.cancelled() => break,
             };
             let service = service.clone();
             let shutdown = shutdown.clone();
-            tokio::spawn(async move {
+            connections.spawn(async move {
                 let connection = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service);
                 let mut connection = std::pin::pin!(connection);
@@ -141,5 +169,14 @@ impl McpServer {
                 }
             });
         }
+        drop(listener);
+        let closed = async { while connections.join_next().await.is_some() {} };
+        if tokio::time::timeout(CLOSE_WITHIN, closed).await.is_err() {
+            tracing::warn!(
+                open = connections.len(),
+                "MCP HTTP connections still open at shutdown were dropped"
+            );
+        }
+        Ok(())
     }
 }
