@@ -123,9 +123,11 @@ pub use tool::{
 };
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, Effect,
-    ForbiddenAfterUntrusted, PrerequisiteNotMet, RunOptions, StopReason, ToolFailureMode,
-    ToolFailureOptions, ToolStats, ToolsDisabled,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, CallRecord, Decision,
+    Decisions, Effect, ErrorNotKept, ForbiddenAfterUntrusted, ModelStep, NotApproved, NotRunAgain,
+    PendingCall, PendingReason, PrerequisiteNotMet, ResumeError, ResumeRefused, RunOptions,
+    RunState, StepError, StepExecutor, StopReason, ToolFailureMode, ToolFailureOptions, ToolStats,
+    ToolStep, ToolsDisabled,
 };
 pub use model::{
     Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,

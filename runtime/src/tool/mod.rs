@@ -40,7 +40,7 @@ pub use future::ToolFuture;
 pub use output::OutputError;
 pub use schema::ParametersSchema;
 
-pub(crate) use invoke::{CallArguments, Invocation, invoke};
+pub(crate) use invoke::{CallArguments, Invocation, drop_contained, invoke};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
 
@@ -122,6 +122,17 @@ pub trait Tool: Send + Sync + 'static {
     /// says only what it did (`sent`, `queued`).
     fn untrusted_output(&self) -> bool {
         self.definition().annotations.open_world
+    }
+
+    /// Whether a person must approve each call before it runs (`#[tool(needs_approval)]`).
+    ///
+    /// When the model calls such a tool, the run stops with
+    /// [`StopReason::AwaitingApproval`](crate::StopReason::AwaitingApproval) before any call
+    /// of that turn runs, and [`Agent::resume`](crate::Agent::resume) continues it with the
+    /// decisions. [`AgentBuilder::require_approval`](crate::AgentBuilder::require_approval)
+    /// asks the same of any tool by name.
+    fn needs_approval(&self) -> bool {
+        false
     }
 }
 
