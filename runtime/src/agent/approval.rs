@@ -229,6 +229,15 @@ impl Decisions {
         self.0.get(call_id)
     }
 
+    /// What is wrong with these decisions for the calls `pending` lists, each thing in a
+    /// sentence; empty when they fit: every call has a decision, no decision names a call
+    /// that does not wait, and only a call whose effect is unknown is marked applied.
+    /// [`Agent::resume`](crate::Agent::resume) checks the same; an endpoint that takes a
+    /// person's decisions can check them at once.
+    pub fn problems(&self, pending: &[PendingCall]) -> Vec<String> {
+        super::state::Refusal::of(self, pending).sentences()
+    }
+
     /// Every decision, by call id.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Decision)> {
         self.0.iter().map(|(id, decision)| (id.as_str(), decision))

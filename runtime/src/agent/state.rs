@@ -154,34 +154,20 @@ impl RunState {
         decisions: &Decisions,
         needs_approval: impl Fn(&ToolCall) -> bool,
     ) -> Result<(), Refusal> {
-        let mut refusal = Refusal::default();
-        let mut waiting = Vec::new();
-        for open in &self.0.open_turn {
-            let reason = open.pending().or_else(|| {
-                let not_run = matches!(open.status, CallStatus::NotStarted | CallStatus::InFlight);
-                (not_run && needs_approval(&open.call)).then_some(PendingReason::Approval)
-            });
-            let Some(reason) = reason else { continue };
-            waiting.push(open.call.id.as_str());
-            match decisions.get(&open.call.id) {
-                None => refusal.undecided.push(PendingCall::new(&open.call, reason)),
-                Some(Decision::Applied(_)) if reason == PendingReason::Approval => {
-                    refusal.invalid.push(format!(
-                        "`{}` ({}) waits for approval and never ran: it can be approved or \
-                         rejected, not applied",
-                        open.call.id, open.call.name
-                    ));
-                }
-                Some(_) => {}
-            }
-        }
-        for (call_id, _) in decisions.iter() {
-            if !waiting.contains(&call_id) {
-                refusal.invalid.push(format!(
-                    "there is a decision for `{call_id}`, which is not waiting for one"
-                ));
-            }
-        }
+        let waiting: Vec<PendingCall> = self
+            .0
+            .open_turn
+            .iter()
+            .filter_map(|open| {
+                let reason = open.pending().or_else(|| {
+                    let not_run =
+                        matches!(open.status, CallStatus::NotStarted | CallStatus::InFlight);
+                    (not_run && needs_approval(&open.call)).then_some(PendingReason::Approval)
+                })?;
+                Some(PendingCall::new(&open.call, reason))
+            })
+            .collect();
+        let refusal = Refusal::of(decisions, &waiting);
         if refusal.undecided.is_empty() && refusal.invalid.is_empty() {
             Ok(())
         } else {
@@ -499,9 +485,53 @@ pub struct ErrorNotKept {
 
 /// What is wrong with the decisions given to resume a state.
 #[derive(Debug, Default)]
-pub(super) struct Refusal {
-    pub(super) undecided: Vec<PendingCall>,
-    pub(super) invalid: Vec<String>,
+pub(crate) struct Refusal {
+    pub(crate) undecided: Vec<PendingCall>,
+    pub(crate) invalid: Vec<String>,
+}
+
+impl Refusal {
+    /// What is wrong with `decisions` for the calls `waiting` on one.
+    pub(crate) fn of(decisions: &Decisions, waiting: &[PendingCall]) -> Self {
+        let mut refusal = Self::default();
+        for call in waiting {
+            match decisions.get(&call.call_id) {
+                None => refusal.undecided.push(call.clone()),
+                Some(Decision::Applied(_)) if call.reason == PendingReason::Approval => {
+                    refusal.invalid.push(format!(
+                        "`{}` ({}) waits for approval and never ran: it can be approved or \
+                         rejected, not applied",
+                        call.call_id, call.tool
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        for (call_id, _) in decisions.iter() {
+            if !waiting.iter().any(|call| call.call_id == call_id) {
+                refusal.invalid.push(format!(
+                    "there is a decision for `{call_id}`, which is not waiting for one"
+                ));
+            }
+        }
+        refusal
+    }
+
+    /// Each thing wrong, in a sentence.
+    pub(crate) fn sentences(&self) -> Vec<String> {
+        let undecided = self.undecided.iter().map(|call| match call.reason {
+            PendingReason::Approval => format!(
+                "call `{}` of `{}` awaits approval and has no decision",
+                call.call_id, call.tool
+            ),
+            _ => format!(
+                "call `{}` of `{}` was cut off and may have taken effect: reconcile it, then \
+                 approve it (to run it again), reject it, or mark it applied",
+                call.call_id, call.tool
+            ),
+        });
+        undecided.chain(self.invalid.iter().cloned()).collect()
+    }
 }
 
 /// Why [`Agent::resume`](crate::Agent::resume) did not continue a run.
@@ -570,35 +600,20 @@ impl ResumeRefused {
             state,
         }
     }
+
+    /// Each thing wrong with the decisions, in a sentence.
+    pub fn problems(&self) -> Vec<String> {
+        Refusal {
+            undecided: self.undecided.clone(),
+            invalid: self.invalid.clone(),
+        }
+        .sentences()
+    }
 }
 
 impl fmt::Display for ResumeRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("cannot resume the run")?;
-        let mut sep = ": ";
-        for call in &self.undecided {
-            f.write_str(sep)?;
-            sep = "; ";
-            match call.reason {
-                PendingReason::Approval => write!(
-                    f,
-                    "call `{}` of `{}` awaits approval and has no decision",
-                    call.call_id, call.tool
-                )?,
-                _ => write!(
-                    f,
-                    "call `{}` of `{}` was cut off and may have taken effect: reconcile it, \
-                     then approve it (to run it again), reject it, or mark it applied",
-                    call.call_id, call.tool
-                )?,
-            }
-        }
-        for invalid in &self.invalid {
-            f.write_str(sep)?;
-            sep = "; ";
-            f.write_str(invalid)?;
-        }
-        Ok(())
+        write!(f, "cannot resume the run: {}", self.problems().join("; "))
     }
 }
 

@@ -58,6 +58,16 @@ pub trait StepExecutor: Send + Sync {
 
     /// Runs one tool call, or returns the record kept of it.
     fn tool_call(&self, step: ToolStep) -> BoxFuture<'_, Result<CallRecord, StepError>>;
+
+    /// The calls of a turn that have no outcome yet are about to be handed over, in this order.
+    ///
+    /// A durable executor records here which attempt started them, so that it can tell a call
+    /// an earlier attempt started and never finished (and return
+    /// [`ToolStep::interrupted`] for it) from one it is to run now. The default does nothing.
+    fn calls_starting<'a>(&'a self, calls: &'a [ToolCall]) -> BoxFuture<'a, Result<(), StepError>> {
+        let _ = calls;
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// Why a step did not give a result.
@@ -240,6 +250,37 @@ impl super::run::Run<'_> {
                 let live = live.lock().unwrap_or_else(PoisonError::into_inner).take();
                 Progress::Finished(record.into_executed(call, live))
             }
+        }
+    }
+
+    /// Tells the step executor, if there is one, which calls are about to start: those of
+    /// `calls` that have not finished. `false` when the run was stopped meanwhile.
+    pub(super) async fn calls_starting(
+        &self,
+        calls: &[ToolCall],
+        progress: &[Mutex<Progress>],
+    ) -> bool {
+        let Some(steps) = self.steps else {
+            return true;
+        };
+        let starting: Vec<ToolCall> = calls
+            .iter()
+            .zip(progress)
+            .filter(|(_, slot)| {
+                !matches!(
+                    *slot.lock().unwrap_or_else(PoisonError::into_inner),
+                    Progress::Finished(_)
+                )
+            })
+            .map(|(call, _)| call.clone())
+            .collect();
+        if starting.is_empty() {
+            return true;
+        }
+        tokio::select! {
+            biased;
+            () = self.token.cancelled() => false,
+            result = steps.calls_starting(&starting) => result.is_ok(),
         }
     }
 }

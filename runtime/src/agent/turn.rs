@@ -73,7 +73,8 @@ impl Run<'_> {
             .map(|known| Mutex::new(known.map_or(Progress::NotStarted, Progress::Finished)))
             .collect();
         self.save_turn(&calls, &progress);
-        let finished = self.execute_all(&calls, &progress).await;
+        let finished = self.calls_starting(&calls, &progress).await
+            && self.execute_all(&calls, &progress).await;
         let progress: Vec<Progress> = progress
             .into_iter()
             .map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
