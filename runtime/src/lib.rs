@@ -92,6 +92,8 @@
 //! - [`providers`] (features `openai`, `anthropic`): real models over HTTP.
 //! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules;
 //!   with `mcp-client`, use MCP servers' tools in an agent (`mcp::McpClient`).
+//! - [`Agent::resume`]: runs that stop for a person's approval, or are cut off, go on from a
+//!   serializable [`RunState`]; `restate` (feature `restate`) runs them durably on Restate.
 #![warn(
     missing_docs,
     missing_debug_implementations,
@@ -111,6 +113,8 @@ pub mod mcp;
 mod model;
 pub mod providers;
 mod render;
+#[cfg(feature = "restate")]
+pub mod restate;
 mod secret;
 mod tool;
 
