@@ -468,3 +468,23 @@ async fn the_event_stream_ends_with_the_paused_result() {
         other => panic!("expected the paused result last, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn decisions_can_be_checked_against_the_pending_calls_before_they_are_used() {
+    let shop = Shop::new();
+    let model = ScriptedModel::new(vec![calls([refund("c1", 100), refund("c2", 200)])]);
+    let paused = agent(model, &shop).run("Refund twice").await.unwrap();
+    let fits = Decisions::new().approve("c1").reject("c2");
+    assert!(fits.problems(&paused.pending).is_empty());
+    let problems = Decisions::new()
+        .approve("c1")
+        .decide("c3", Decision::Approve)
+        .problems(&paused.pending);
+    assert_eq!(
+        problems,
+        [
+            "call `c2` of `issue_refund` awaits approval and has no decision",
+            "there is a decision for `c3`, which is not waiting for one",
+        ]
+    );
+}

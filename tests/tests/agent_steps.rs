@@ -14,7 +14,7 @@ use resume_support::{
 use reticent::{
     Agent, AgentError, CallRecord, Decisions, EffectOutcome, ErrorNotKept, Model, ModelError,
     ModelRequest, ModelResponse, ModelStep, PendingReason, RunOptions, ScriptedModel, StepError,
-    StepExecutor, StopReason, ToolStep,
+    StepExecutor, StopReason, ToolCall, ToolStep,
 };
 use serde_json::json;
 
@@ -23,6 +23,8 @@ use serde_json::json;
 enum Entry {
     Model(String),
     Tool(String),
+    /// The calls about to start, by id.
+    Start(String),
 }
 
 /// A journal: records each step's result, and replays recorded ones by position.
@@ -75,6 +77,17 @@ impl StepExecutor for Journal {
             Ok(record)
         })
     }
+
+    fn calls_starting<'a>(&'a self, calls: &'a [ToolCall]) -> BoxFuture<'a, Result<(), StepError>> {
+        Box::pin(async move {
+            let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+            match self.recorded() {
+                Some(Entry::Start(recorded)) => assert_eq!(recorded, ids.join(",")),
+                _ => self.record(Entry::Start(ids.join(","))),
+            }
+            Ok(())
+        })
+    }
 }
 
 /// A model that must not be called.
@@ -119,16 +132,23 @@ async fn a_journaled_run_replays_without_calling_the_model_or_any_tool_again() {
         .map(|e| match e {
             Entry::Model(_) => "model",
             Entry::Tool(_) => "tool",
+            Entry::Start(_) => "start",
         })
         .collect();
-    assert_eq!(kinds, ["model", "tool", "tool", "model", "tool", "model"]);
+    assert_eq!(
+        kinds,
+        [
+            "model", "start", "tool", "tool", "model", "start", "tool", "model"
+        ]
+    );
+    assert_eq!(entries[1], Entry::Start("c1,c2".into()));
     // What is journaled is what the model saw.
     for entry in &entries {
-        let (Entry::Model(json) | Entry::Tool(json)) = entry;
+        let (Entry::Model(json) | Entry::Tool(json) | Entry::Start(json)) = entry;
         assert!(!json.contains(CANARY), "{json}");
     }
     assert!(
-        matches!(&entries[2], Entry::Tool(json) if json.contains("Tool 'charge_card' failed with GatewayError"))
+        matches!(&entries[3], Entry::Tool(json) if json.contains("Tool 'charge_card' failed with GatewayError"))
     );
 
     // A new process replays the journal: no model, no tool runs, the same run.
