@@ -110,32 +110,7 @@ fn model() -> Result<Arc<dyn Model>, reticent_examples::Report> {
 
 /// The conversation as the model saw it, and the ledger.
 pub fn report(result: &AgentResult) -> String {
-    let mut out = String::new();
-    for message in &result.messages {
-        let _ = match message {
-            Message::User { text } => writeln!(out, "  user      │ {text}"),
-            Message::Assistant { text, tool_calls } => {
-                if let Some(text) = text {
-                    let _ = writeln!(out, "  assistant │ {text}");
-                }
-                for call in tool_calls {
-                    let _ = writeln!(
-                        out,
-                        "  assistant │ calls {}({}) [{}]",
-                        call.name, call.arguments, call.id
-                    );
-                }
-                Ok(())
-            }
-            Message::Tool(r) => writeln!(
-                out,
-                "  tool      │ [{}] {}: {}",
-                r.call_id,
-                if r.is_error { "error" } else { "ok" },
-                r.content
-            ),
-        };
-    }
+    let mut out = reticent_examples::transcript(&result.messages);
     for effect in &result.effects {
         let outcome = match effect.outcome {
             EffectOutcome::Applied => "applied",
