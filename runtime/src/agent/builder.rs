@@ -244,6 +244,7 @@ impl AgentBuilder {
     ///         args["amount_cents"].as_u64() > Some(10_000)
     ///     })
     ///     .build()?;
+    /// assert_eq!(agent.definitions()[0].name, "issue_refund");
     /// # Ok::<(), reticent::BuildError>(())
     /// ```
     ///

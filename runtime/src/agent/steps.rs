@@ -35,7 +35,10 @@ use crate::tool::ToolFailure;
 ///
 /// ```
 /// use futures::future::BoxFuture;
-/// use reticent::{CallRecord, ModelResponse, ModelStep, StepError, StepExecutor, ToolStep};
+/// use reticent::{
+///     Agent, CallRecord, ModelResponse, ModelStep, RunOptions, ScriptedModel, StepError,
+///     StepExecutor, ToolStep,
+/// };
 ///
 /// /// Runs every step in process, and says what it runs.
 /// struct Logged;
@@ -51,6 +54,13 @@ use crate::tool::ToolFailure;
 ///         Box::pin(async move { Ok(step.run().await) })
 ///     }
 /// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let agent = Agent::builder(ScriptedModel::new(vec![ModelResponse::text("Hi!")])).build()?;
+/// let result = agent.run_on("Hello", RunOptions::default(), &Logged).await?;
+/// assert_eq!(result.output, "Hi!");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
 /// ```
 pub trait StepExecutor: Send + Sync {
     /// Runs one model call, or returns the response recorded for it.
