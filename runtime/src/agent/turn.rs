@@ -147,8 +147,11 @@ impl Run<'_> {
         let inner = &*self.inner;
         let gates = &self.gates;
         let tainted = self.record.taint.is_tainted();
-        // Cancelled with the run, or by an executor that stops it.
-        let token = &self.token.child_token();
+        // Cancelled with the run, or by a step executor that stops it.
+        let token = &match self.steps {
+            Some(_) => self.token.child_token(),
+            None => self.token.clone(),
+        };
         let cancellable = self.cancellable;
         // `buffered` polls a call's future first when the call gets its turn under
         // `max_parallel_tools`: that is when it is reported started.
