@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reticent::{
-    Agent, AgentResult, EffectOutcome, Message, Model, ModelResponse, ScriptedModel, ToolCall,
+    Agent, AgentResult, EffectOutcome, Model, ModelResponse, ScriptedModel, ToolCall,
     ToolFailureOptions, Usage,
 };
 use serde_json::json;
@@ -118,35 +118,7 @@ pub const USER_REQUEST: &str =
 
 /// The model side: the conversation exactly as the model saw it.
 pub fn model_side(result: &AgentResult) -> String {
-    let mut out = String::new();
-    for message in &result.messages {
-        match message {
-            Message::User { text } => writeln!(out, "  user      │ {text}"),
-            Message::Assistant { text, tool_calls } => {
-                if let Some(text) = text {
-                    let _ = writeln!(out, "  assistant │ {text}");
-                }
-                for call in tool_calls {
-                    let _ = writeln!(
-                        out,
-                        "  assistant │ calls {}({}) [{}]",
-                        call.name, call.arguments, call.id
-                    );
-                }
-                Ok(())
-            }
-            Message::Tool(result) => {
-                let mark = if result.is_error { "error" } else { "ok" };
-                writeln!(
-                    out,
-                    "  tool      │ [{}] {mark}: {}",
-                    result.call_id, result.content
-                )
-            }
-        }
-        .expect("writing to a String");
-    }
-    out
+    reticent_examples::transcript(&result.messages)
 }
 
 /// The caller side: every failure with its full error.

@@ -10,11 +10,12 @@
 //! | `anthropic:claude-sonnet-4-5` | `ANTHROPIC_API_KEY` |
 //! | `ollama:llama3.2` | a local Ollama (`OLLAMA_HOST`, default `http://localhost:11434`) |
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::sync::Arc;
 
 use futures::StreamExt;
-use reticent::{Agent, AgentError, AgentEvent, AgentResult, Model};
+use reticent::{Agent, AgentError, AgentEvent, AgentResult, Message, Model};
 
 pub mod support_desk;
 
@@ -71,6 +72,39 @@ pub async fn run_live(agent: &Agent, input: &str) -> Result<AgentResult, AgentEr
         }
     }
     unreachable!("run_stream always ends with AgentEvent::Finished")
+}
+
+/// A conversation as the model saw it, one line per text, call and result.
+pub fn transcript(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for message in messages {
+        match message {
+            Message::User { text } => {
+                let _ = writeln!(out, "  user      │ {text}");
+            }
+            Message::Assistant { text, tool_calls } => {
+                if let Some(text) = text {
+                    let _ = writeln!(out, "  assistant │ {text}");
+                }
+                for call in tool_calls {
+                    let _ = writeln!(
+                        out,
+                        "  assistant │ calls {}({}) [{}]",
+                        call.name, call.arguments, call.id
+                    );
+                }
+            }
+            Message::Tool(result) => {
+                let mark = if result.is_error { "error" } else { "ok" };
+                let _ = writeln!(
+                    out,
+                    "  tool      │ [{}] {mark}: {}",
+                    result.call_id, result.content
+                );
+            }
+        }
+    }
+    out
 }
 
 /// An error as `main` reports it: its message and its sources, one line, rather than its

@@ -115,6 +115,8 @@
 //! - [`providers`] (features `openai`, `anthropic`): real models over HTTP.
 //! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules;
 //!   with `mcp-client`, use MCP servers' tools in an agent (`mcp::McpClient`).
+//! - [`Agent::resume`]: runs that stop for a person's approval, or are cut off, go on from a
+//!   serializable [`RunState`]; `restate` (feature `restate`) runs them durably on Restate.
 #![warn(
     missing_docs,
     missing_debug_implementations,
@@ -134,6 +136,8 @@ pub mod mcp;
 mod model;
 pub mod providers;
 mod render;
+#[cfg(feature = "restate")]
+pub mod restate;
 pub mod rules;
 mod secret;
 mod tool;
@@ -147,9 +151,11 @@ pub use tool::{
 };
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, Effect,
-    ForbiddenAfterUntrusted, PrerequisiteNotMet, RunOptions, StopReason, ToolFailureMode,
-    ToolFailureOptions, ToolStats, ToolsDisabled,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, CallRecord, Decision,
+    Decisions, Effect, ErrorNotKept, ForbiddenAfterUntrusted, ModelStep, NotApproved, NotRunAgain,
+    PendingCall, PendingReason, PrerequisiteNotMet, ResumeError, ResumeRefused, RunOptions,
+    RunState, StepError, StepExecutor, StopReason, ToolFailureMode, ToolFailureOptions, ToolStats,
+    ToolStep, ToolsDisabled,
 };
 pub use model::{
     Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,

@@ -146,6 +146,19 @@ pub(crate) fn tools_unavailable(tool: &str) -> String {
     )
 }
 
+/// A call a person did not approve: it is not run.
+pub(crate) fn not_approved(tool: &str) -> String {
+    format!("Tool '{}' was not approved", name(tool))
+}
+
+/// A call cut off when its run stopped, which the caller chose not to run again.
+pub(crate) fn not_run_again(tool: &str) -> String {
+    format!(
+        "Tool '{}' was interrupted and was not run again; whether it took effect is unknown",
+        name(tool)
+    )
+}
+
 // ---- argument errors ------------------------------------------------------------------------
 //
 // What the decoder tells the model about its arguments. The model wrote them, so they may be

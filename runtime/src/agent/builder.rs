@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::approval::{ApprovalRule, ApprovalRules};
 use super::gates::Rules;
 use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
 use crate::model::Model;
@@ -90,6 +91,7 @@ pub struct AgentBuilder {
     max_parallel_tools: usize,
     requirements: Vec<(String, String)>,
     forbidden_after_untrusted: Vec<String>,
+    approval_rules: Vec<ApprovalRule>,
     record_content: bool,
 }
 
@@ -112,6 +114,7 @@ impl std::fmt::Debug for AgentBuilder {
             .field("max_parallel_tools", &self.max_parallel_tools)
             .field("requirements", &self.requirements)
             .field("forbidden_after_untrusted", &self.forbidden_after_untrusted)
+            .field("approval_rules", &self.approval_rules)
             .field("record_content", &self.record_content)
             .finish_non_exhaustive()
     }
@@ -130,6 +133,7 @@ impl AgentBuilder {
             max_parallel_tools: 8,
             requirements: Vec::new(),
             forbidden_after_untrusted: Vec::new(),
+            approval_rules: Vec::new(),
             record_content: false,
         }
     }
@@ -217,6 +221,55 @@ impl AgentBuilder {
         self
     }
 
+    /// Asks a person to approve every call of `tool` before it runs, as
+    /// `#[tool(needs_approval)]` does for a tool of its own.
+    ///
+    /// When the model calls it, the run stops with
+    /// [`StopReason::AwaitingApproval`](crate::StopReason::AwaitingApproval) before any call of
+    /// that turn runs (the calls of one turn run together, so a person decides before anything
+    /// of the turn has happened); [`AgentResult::pending`](crate::AgentResult::pending) lists
+    /// the calls, and [`Agent::resume`](crate::Agent::resume) goes on with the decisions. A
+    /// rejected call is not run: the model is told `Tool 'NAME' was not approved`, and the
+    /// refusal is recorded like any other and never satisfies a [`require`](Self::require).
+    /// A call another rule refuses anyway is refused without asking.
+    pub fn require_approval(mut self, tool: impl Into<String>) -> Self {
+        self.approval_rules.push(ApprovalRule::Always(tool.into()));
+        self
+    }
+
+    /// Asks a person to approve the calls of `tool` whose arguments `predicate` picks, as
+    /// [`require_approval`](Self::require_approval) does for all of them:
+    ///
+    /// ```
+    /// # use reticent::{Agent, ScriptedModel};
+    /// /// Refund part of an order.
+    /// #[reticent::tool]
+    /// fn issue_refund(order_id: String, amount_cents: u64) -> String {
+    ///     format!("refunded {amount_cents} on {order_id}")
+    /// }
+    ///
+    /// let agent = Agent::builder(ScriptedModel::new(vec![]))
+    ///     .tool(IssueRefund)
+    ///     .require_approval_if("issue_refund", |args| {
+    ///         args["amount_cents"].as_u64() > Some(10_000)
+    ///     })
+    ///     .build()?;
+    /// assert_eq!(agent.definitions()[0].name, "issue_refund");
+    /// # Ok::<(), reticent::BuildError>(())
+    /// ```
+    ///
+    /// The predicate sees the arguments as the model sent them (parsed, when a provider handed
+    /// them over as text). One that panics asks for approval.
+    pub fn require_approval_if(
+        mut self,
+        tool: impl Into<String>,
+        predicate: impl Fn(&serde_json::Value) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.approval_rules
+            .push(ApprovalRule::If(tool.into(), Arc::new(predicate)));
+        self
+    }
+
     /// Records tool arguments and results on the `execute_tool` spans. Off by default: they
     /// can hold personal data.
     pub fn record_content(mut self, record: bool) -> Self {
@@ -250,6 +303,7 @@ impl AgentBuilder {
                 reason: error.to_string(),
             })?;
         let rules = Rules::new(self.requirements, self.forbidden_after_untrusted, &tools)?;
+        let approvals = ApprovalRules::new(self.approval_rules, &tools)?;
         Ok(Agent {
             inner: Arc::new(Inner {
                 model: self.model,
@@ -262,6 +316,7 @@ impl AgentBuilder {
                 max_turns: self.max_turns,
                 max_parallel_tools: self.max_parallel_tools,
                 rules,
+                approvals,
                 record_content: self.record_content,
             }),
         })

@@ -66,6 +66,20 @@ pub(crate) struct Gates {
 }
 
 impl Gates {
+    /// The tools that succeeded, for a run state.
+    pub(crate) fn succeeded_tools(&self) -> Vec<String> {
+        let mut tools: Vec<String> = self.succeeded.iter().cloned().collect();
+        tools.sort_unstable();
+        tools
+    }
+
+    /// The gates of a run in which `tools` succeeded.
+    pub(crate) fn with_succeeded(tools: Vec<String>) -> Self {
+        Self {
+            succeeded: tools.into_iter().collect(),
+        }
+    }
+
     /// Notes that a call of `tool` succeeded.
     pub(crate) fn succeeded(&mut self, tool: &str) {
         if !self.succeeded.contains(tool) {

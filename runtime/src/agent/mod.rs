@@ -12,6 +12,10 @@
 //! | `turn.rs` | the tool calls of one turn, run concurrently and recorded in call order |
 //! | `record.rs` | what a run gathers for the caller, and the result made from it |
 //! | `gates.rs` | what a call is checked against before it runs: prerequisites, taint rules |
+//! | `approval.rs` | calls a person must approve: [`PendingCall`], [`Decision`], [`Decisions`] |
+//! | `state.rs` | what a stopped run goes on from: [`RunState`], [`CallRecord`], [`ResumeError`] |
+//! | `resume.rs` | going on from a [`RunState`] with the caller's decisions |
+//! | `steps.rs` | where each model call and tool call runs: [`StepExecutor`] |
 //! | `repeats.rs` | recognising an exact repeat of a failed call |
 //! | `ledger.rs` | the effects ledger: [`Effect`] |
 //! | `stats.rs` | per-tool counts: [`ToolStats`] |
@@ -25,6 +29,7 @@ use futures::Stream;
 use crate::model::Model;
 use crate::tool::{ToolDefinition, ToolSet};
 
+mod approval;
 mod builder;
 mod event;
 mod gates;
@@ -33,18 +38,24 @@ mod policy;
 mod record;
 mod repeats;
 mod result;
+mod resume;
 mod run;
 mod spans;
+mod state;
 mod stats;
+mod steps;
 mod turn;
 
+pub use approval::{Decision, Decisions, NotApproved, NotRunAgain, PendingCall, PendingReason};
 pub use builder::{AgentBuilder, BuildError};
 pub use event::AgentEvent;
 pub use gates::{ForbiddenAfterUntrusted, PrerequisiteNotMet};
 pub use ledger::Effect;
 pub use policy::{ToolFailureMode, ToolFailureOptions};
 pub use result::{AgentError, AgentResult, RunOptions, StopReason};
+pub use state::{CallRecord, ErrorNotKept, ResumeError, ResumeRefused, RunState};
 pub use stats::ToolStats;
+pub use steps::{ModelStep, StepError, StepExecutor, ToolStep};
 pub use turn::ToolsDisabled;
 
 /// An agent: a model, its tools and the policies that govern a run. Cheap to clone; one agent
@@ -91,6 +102,8 @@ pub(crate) struct Inner {
     pub(crate) max_parallel_tools: usize,
     /// Prerequisites and taint rules.
     pub(crate) rules: gates::Rules,
+    /// The calls a person must approve.
+    pub(crate) approvals: approval::ApprovalRules,
     pub(crate) record_content: bool,
 }
 
@@ -142,7 +155,76 @@ impl Agent {
         input: impl Into<String>,
         options: RunOptions,
     ) -> Result<AgentResult, AgentError> {
-        run::run(Arc::clone(&self.inner), input.into(), options, None).await
+        run::run(Arc::clone(&self.inner), input.into(), options, None, None).await
+    }
+
+    /// Runs the agent with each model call and each tool call handed to `steps`, such as a
+    /// durable executor that journals them (see [`StepExecutor`]).
+    pub async fn run_on(
+        &self,
+        input: impl Into<String>,
+        options: RunOptions,
+        steps: &dyn StepExecutor,
+    ) -> Result<AgentResult, AgentError> {
+        run::run(
+            Arc::clone(&self.inner),
+            input.into(),
+            options,
+            None,
+            Some(steps),
+        )
+        .await
+    }
+
+    /// Continues a stopped run from its `state`, with the caller's `decisions` for the calls
+    /// it waits on ([`RunState::pending`]): approved calls run, rejected ones are refused and
+    /// the model is told so, and calls that finished before the run stopped are not run again.
+    ///
+    /// The agent need not be the one that started the run — another process can resume a
+    /// state read from storage — but it supplies the system prompt, the tools and the
+    /// policies, so it should be built the same way.
+    ///
+    /// Refused, with the state handed back and nothing run
+    /// ([`ResumeError::Refused`]), when a call that waits has no decision — a call awaiting
+    /// approval, or a call cut off mid-flight whose effect is unknown (reconcile it first:
+    /// approve it to run it again, reject it, or say it was applied) — or when a decision names
+    /// a call that does not wait for one.
+    pub async fn resume(
+        &self,
+        state: RunState,
+        decisions: Decisions,
+    ) -> Result<AgentResult, ResumeError> {
+        self.resume_with(state, decisions, RunOptions::default())
+            .await
+    }
+
+    /// [`Agent::resume`] with options: a cancellation token, a checkpoint. A history is not
+    /// used: the state has the transcript.
+    pub async fn resume_with(
+        &self,
+        state: RunState,
+        decisions: Decisions,
+        options: RunOptions,
+    ) -> Result<AgentResult, ResumeError> {
+        resume::resume(Arc::clone(&self.inner), state, decisions, options, None).await
+    }
+
+    /// [`Agent::resume_with`], with each step handed to `steps` (see [`Agent::run_on`]).
+    pub async fn resume_on(
+        &self,
+        state: RunState,
+        decisions: Decisions,
+        options: RunOptions,
+        steps: &dyn StepExecutor,
+    ) -> Result<AgentResult, ResumeError> {
+        resume::resume(
+            Arc::clone(&self.inner),
+            state,
+            decisions,
+            options,
+            Some(steps),
+        )
+        .await
     }
 
     /// Runs the agent and reports what happens as it happens. The last item is always
@@ -166,7 +248,7 @@ impl Agent {
         let inner = Arc::clone(&self.inner);
         let input = input.into();
         let driver = async move {
-            let result = run::run(inner, input, options, Some(tx.clone())).await;
+            let result = run::run(inner, input, options, Some(tx.clone()), None).await;
             let _ = futures::SinkExt::send(&mut tx, AgentEvent::Finished(result)).await;
         };
         // Boxed, so that the stream is `Unpin` and `events.next().await` works without pinning.

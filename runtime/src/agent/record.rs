@@ -4,6 +4,7 @@
 
 use super::gates::Taint;
 use super::ledger::Ledger;
+use super::state::RunState;
 use super::stats::Stats;
 use super::{AgentResult, StopReason};
 use crate::model::{ModelRequest, Trajectory, TrajectoryTurn, Usage};
@@ -30,12 +31,14 @@ impl Record {
     }
 
     /// The result: the run stopped for `stop_reason`, the model's last text was `output`.
-    /// `definitions` are the tools as the model was offered them.
+    /// `definitions` are the tools as the model was offered them; `state`, when the run can go
+    /// on, is what it goes on from.
     pub(super) fn into_result(
         self,
         definitions: &[ToolDefinition],
         stop_reason: StopReason,
         output: Option<String>,
+        state: Option<RunState>,
     ) -> AgentResult {
         let turns = self.turn_count();
         let answered = output.as_deref().is_some_and(|text| !text.is_empty());
@@ -57,6 +60,8 @@ impl Record {
             effects: self.ledger.0,
             tainted_by: self.taint.tainted_by,
             tool_stats: self.stats.0,
+            pending: state.as_ref().map(RunState::pending).unwrap_or_default(),
+            state,
         }
     }
 }

@@ -1,11 +1,15 @@
 //! Recognising an exact repeat of a failed call: the same tool with the same arguments (in
 //! any key order), failing the same way, is told so in one short line.
 
+use serde::{Deserialize, Serialize};
+
 use crate::model::{Arguments, ToolCall};
 use crate::render;
 
-/// A failed call, remembered to recognize an exact repeat of it.
-struct FailedCall {
+/// A failed call, remembered to recognize an exact repeat of it. A run state keeps it: it holds
+/// only what the model was shown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct FailedCall {
     tool: String,
     /// Compared as JSON values: the same arguments in another key order are the same call.
     arguments: Arguments,
@@ -21,6 +25,16 @@ pub(crate) struct Repeats {
 }
 
 impl Repeats {
+    /// The failed calls remembered, for a run state.
+    pub(crate) fn records(&self) -> Vec<FailedCall> {
+        self.failed.clone()
+    }
+
+    /// Remembers the failed calls of a run state.
+    pub(crate) fn from_records(failed: Vec<FailedCall>) -> Self {
+        Self { failed }
+    }
+
     /// What the model is shown for `call`, which failed with the full text `text`: a short
     /// line when it repeats an earlier failed call exactly and `collapse` is on, else `text`.
     /// Remembers the call either way.

@@ -3,11 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::{Effect, ToolStats};
+use super::{Effect, PendingCall, RunState, ToolStats};
 use crate::model::{Message, ModelError, Trajectory, Usage};
 use crate::tool::ToolFailure;
 
@@ -17,6 +18,23 @@ use crate::tool::ToolFailure;
 pub struct RunOptions {
     pub(crate) cancellation: Option<CancellationToken>,
     pub(crate) history: Vec<Message>,
+    pub(crate) checkpoint: Option<Checkpoint>,
+}
+
+/// Where a run hands its state at every step.
+#[derive(Clone)]
+pub(crate) struct Checkpoint(Arc<dyn Fn(&RunState) + Send + Sync>);
+
+impl Checkpoint {
+    pub(crate) fn save(&self, state: &RunState) {
+        (self.0)(state);
+    }
+}
+
+impl fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Checkpoint(..)")
+    }
 }
 
 impl RunOptions {
@@ -37,6 +55,23 @@ impl RunOptions {
         self.history = messages;
         self
     }
+
+    /// Hands the run's state to `save` at every step, so that a run cut off by a crash can go
+    /// on from the last one with [`Agent::resume`](crate::Agent::resume): after each model
+    /// response, as each tool call finishes, after each turn is recorded, and when the run
+    /// stops to wait for approval.
+    ///
+    /// The run waits for `save` to return before it takes the next step: store the state
+    /// durably before returning, and a crash never loses a step that took effect. A state
+    /// saved while calls run lists the calls that have not finished as cut off: resuming from
+    /// it hands the ones that may change the world to you to reconcile, and never runs a call
+    /// the state says finished. To stop the run when the state cannot be stored, cancel its
+    /// token from `save`.
+    #[must_use]
+    pub fn checkpoint(mut self, save: impl Fn(&RunState) + Send + Sync + 'static) -> Self {
+        self.checkpoint = Some(Checkpoint(Arc::new(save)));
+        self
+    }
 }
 
 /// Why a run stopped.
@@ -48,6 +83,11 @@ pub enum StopReason {
     FailureLimit,
     /// The run used all its turns; the model had a last turn without tools.
     TurnLimit,
+    /// The run waits for the caller's decisions on [`AgentResult::pending`]: calls a person
+    /// must approve (none of their turn has run), or calls an executor found cut off in an
+    /// earlier attempt. Continue it with [`Agent::resume`](crate::Agent::resume) and
+    /// [`AgentResult::state`].
+    AwaitingApproval,
 }
 
 /// Everything a run produced.
@@ -85,6 +125,16 @@ pub struct AgentResult {
     pub tainted_by: Vec<String>,
     /// Calls, failures and timeouts per tool.
     pub tool_stats: BTreeMap<String, ToolStats>,
+    /// The calls the run waits on before it can go on, in call order: calls awaiting approval
+    /// ([`StopReason::AwaitingApproval`]), and, on the `partial` result of a cancelled run,
+    /// calls cut off mid-flight that may have taken effect. Each needs a
+    /// [`Decision`](crate::Decision) for [`Agent::resume`](crate::Agent::resume).
+    pub pending: Vec<PendingCall>,
+    /// What the run can go on from with [`Agent::resume`](crate::Agent::resume): set when it
+    /// waits for approval, and on the `partial` result of a cancelled run or of a failed
+    /// model call; `None` when the run ended (it completed, hit a limit, or a tool failure
+    /// ended it).
+    pub state: Option<RunState>,
 }
 
 /// A run that did not finish. Each variant keeps what the run had gathered.

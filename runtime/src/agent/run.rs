@@ -11,6 +11,9 @@ use tracing::Instrument;
 use super::gates::{Gates, Taint};
 use super::record::Record;
 use super::repeats::Repeats;
+use super::result::Checkpoint;
+use super::state::{OpenCall, RunState};
+use super::steps::StepExecutor;
 use super::{AgentError, AgentEvent, AgentResult, Inner, RunOptions, StopReason, spans};
 use crate::model::{
     Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, TrajectoryTurn,
@@ -18,10 +21,10 @@ use crate::model::{
 use crate::render;
 
 /// The state of one run.
-pub(super) struct Run {
+pub(super) struct Run<'e> {
     pub(super) inner: Arc<Inner>,
     /// Where events go, when the caller streams them.
-    events: Option<Sender<AgentEvent>>,
+    pub(super) events: Option<Sender<AgentEvent>>,
     pub(super) token: CancellationToken,
     /// Whether the caller can cancel the run (it gave a token).
     pub(super) cancellable: bool,
@@ -31,6 +34,12 @@ pub(super) struct Run {
     pub(super) repeats: Repeats,
     /// Failed calls since the last success.
     pub(super) consecutive_failures: u32,
+    /// The next model call is the last, offered no tools, for this reason.
+    pub(super) final_turn: Option<StopReason>,
+    /// Where the steps run; `None`: here.
+    pub(super) steps: Option<&'e dyn StepExecutor>,
+    /// Where the state goes at every step, when the caller wants it.
+    pub(super) checkpoint: Option<Checkpoint>,
 }
 
 pub(super) async fn run(
@@ -38,6 +47,7 @@ pub(super) async fn run(
     input: String,
     options: RunOptions,
     events: Option<Sender<AgentEvent>>,
+    steps: Option<&dyn StepExecutor>,
 ) -> Result<AgentResult, AgentError> {
     let span = spans::invoke_agent();
     let mut messages = options.history;
@@ -69,13 +79,16 @@ pub(super) async fn run(
         gates: Gates::default(),
         repeats: Repeats::default(),
         consecutive_failures: 0,
+        final_turn: None,
+        steps,
+        checkpoint: options.checkpoint,
     };
     let result = run.drive().instrument(span.clone()).await;
     spans::record_run(&span, &result);
     result
 }
 
-impl Run {
+impl Run<'_> {
     /// Sends an event to the stream, if there is one. The channel holds no backlog: the run
     /// waits until the consumer takes the event, so events arrive as things happen and a slow
     /// consumer slows the run instead of growing a queue.
@@ -95,30 +108,35 @@ impl Run {
         self.events.clone()
     }
 
-    /// The result so far, leaving the run as it is.
-    pub(super) fn snapshot(&self) -> AgentResult {
+    /// The result so far, leaving the run as it is; `state`: the run can go on from it.
+    pub(super) fn snapshot(&self, state: Option<RunState>) -> AgentResult {
         self.record
             .clone()
-            .into_result(&self.inner.definitions, StopReason::Completed, None)
+            .into_result(&self.inner.definitions, StopReason::Completed, None, state)
     }
 
-    fn into_result(self, stop_reason: StopReason, output: Option<String>) -> AgentResult {
+    pub(super) fn into_result(
+        self,
+        stop_reason: StopReason,
+        output: Option<String>,
+        state: Option<RunState>,
+    ) -> AgentResult {
         self.record
-            .into_result(&self.inner.definitions, stop_reason, output)
+            .into_result(&self.inner.definitions, stop_reason, output, state)
     }
 
-    async fn drive(mut self) -> Result<AgentResult, AgentError> {
+    pub(super) async fn drive(mut self) -> Result<AgentResult, AgentError> {
         let max_turns = self.inner.max_turns;
-        let mut last_turn: Option<StopReason> = None;
         loop {
             if self.token.is_cancelled() {
+                let state = self.state(Vec::new());
                 return Err(AgentError::Cancelled {
-                    partial: Box::new(self.into_result(StopReason::Completed, None)),
+                    partial: Box::new(self.into_result(StopReason::Completed, None, Some(state))),
                 });
             }
             let turn = self.record.turn_count() + 1;
-            if last_turn.is_none() {
-                last_turn = self.last_turn(turn, max_turns);
+            if self.final_turn.is_none() {
+                self.final_turn = self.last_turn(turn, max_turns);
             }
 
             let response = self.complete(turn).await?;
@@ -137,17 +155,33 @@ impl Run {
                 (response.text, response.tool_calls)
             };
 
-            if let Some(reason) = last_turn {
+            if let Some(reason) = self.final_turn {
                 // Calls made in a turn offered no tools are answered, not run: every call in
                 // the transcript has its result.
                 self.refuse_calls(calls).await;
-                return Ok(self.into_result(reason, text));
+                return Ok(self.into_result(reason, text, None));
             }
             if calls.is_empty() {
-                return Ok(self.into_result(StopReason::Completed, text));
+                return Ok(self.into_result(StopReason::Completed, text, None));
             }
-            self.run_tools(calls).await?;
+            if let Some(open) = self.awaiting_approval(&calls) {
+                return Ok(self.pause(open, text));
+            }
+            let plans = calls.iter().map(|_| None).collect();
+            if let Some(open) = self.run_tools(calls, plans).await? {
+                return Ok(self.pause(open, text));
+            }
+            self.save(Vec::new());
         }
+    }
+
+    /// Stops the run to wait for the caller's decisions on the calls of `open`. The calls of
+    /// the turn that ran are on the result's ledger; the state keeps them with their turn.
+    pub(super) fn pause(mut self, open: Vec<OpenCall>, text: Option<String>) -> AgentResult {
+        let state = self.state(open);
+        self.save_state(&state);
+        self.ledger_open(state.open_calls());
+        self.into_result(StopReason::AwaitingApproval, text, Some(state))
     }
 
     /// Whether turn `turn` is the last, and why: the failure guard tripped, or the turn limit
@@ -173,14 +207,17 @@ impl Run {
         Some(reason)
     }
 
-    /// One model call, cancellable, on a `chat` span. When someone streams the run's events,
-    /// the model is asked to stream too, and its text reaches them as it is produced.
+    /// One model call, cancellable, on a `chat` span; through the step executor, if any.
+    /// When someone streams the run's events (and no executor journals the call), the model
+    /// is asked to stream too, and its text reaches them as it is produced.
     async fn complete(&mut self, turn: u32) -> Result<ModelResponse, AgentError> {
         let span = spans::chat(turn);
         let model = Arc::clone(&self.inner.model);
         // The text streamed so far: kept for the caller if the turn does not complete.
         let mut streamed = String::new();
-        let result = {
+        let result = if let Some(steps) = self.steps {
+            self.model_step(steps, turn, &span).await
+        } else {
             let request = &self.record.request;
             let events = self.event_sender();
             let streamed = &mut streamed;
@@ -201,7 +238,7 @@ impl Run {
         };
         // What the run had, with the text the model had streamed of this turn as its output.
         let partial = |run: &Self| {
-            let mut partial = run.snapshot();
+            let mut partial = run.snapshot(Some(run.state(Vec::new())));
             partial.output = streamed;
             Box::new(partial)
         };

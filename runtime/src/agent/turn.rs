@@ -11,6 +11,7 @@ use tracing::Instrument;
 
 use super::event::ToolEvents;
 use super::run::Run;
+use super::state::OpenCall;
 use super::{AgentError, AgentEvent, Inner, ToolFailureMode};
 use crate::LogLevel;
 use crate::model::{Message, ToolCall, ToolResult};
@@ -22,12 +23,12 @@ use crate::tool::{
 
 /// How one call ended.
 pub(super) struct Executed {
-    outcome: Result<String, ToolFailure>,
-    elapsed: Duration,
+    pub(super) outcome: Result<String, ToolFailure>,
+    pub(super) elapsed: Duration,
 }
 
 impl Executed {
-    fn effect(&self) -> EffectOutcome {
+    pub(super) fn effect(&self) -> EffectOutcome {
         match &self.outcome {
             Ok(_) => EffectOutcome::Applied,
             Err(failure) => failure.effect(),
@@ -35,51 +36,76 @@ impl Executed {
     }
 }
 
-/// How far one call of a turn got, for the ledger of a turn that is cancelled.
-#[derive(Clone, Copy)]
-enum Progress {
+/// How far one call of a turn got: for the ledger and the state of a turn that does not
+/// finish, and for the calls' results, in call order, of one that does.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per call of a turn, each moved once into its slot and once out of it"
+)]
+pub(super) enum Progress {
     NotStarted,
     Running,
-    Finished(EffectOutcome),
+    Finished(Executed),
+    /// An earlier attempt started the call and never recorded its end (see
+    /// `ToolStep::interrupted`).
+    Interrupted,
 }
 
 fn set_progress(slot: &Mutex<Progress>, progress: Progress) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
 }
 
-impl Run {
-    /// Runs the calls of one turn concurrently and appends their results in call order.
-    pub(super) async fn run_tools(&mut self, calls: Vec<ToolCall>) -> Result<(), AgentError> {
-        // Where each call got to, for the ledger if the turn is cancelled: a call cut off
-        // after it started may have taken effect, and one that finished is known, also when
-        // the stream holds its result behind an earlier call that is still running.
-        let progress: Vec<Mutex<Progress>> = calls
-            .iter()
-            .map(|_| Mutex::new(Progress::NotStarted))
+impl Run<'_> {
+    /// Runs the calls of one turn concurrently and appends their results in call order. A
+    /// call whose outcome is `known` (decided by the caller, or finished before the run
+    /// stopped) does not run again.
+    ///
+    /// `Some`: the turn stopped before all its calls finished, because an executor reported a
+    /// call interrupted in an earlier attempt; nothing of the turn is recorded, and the calls
+    /// say how far each got.
+    pub(super) async fn run_tools(
+        &mut self,
+        calls: Vec<ToolCall>,
+        known: Vec<Option<Executed>>,
+    ) -> Result<Option<Vec<OpenCall>>, AgentError> {
+        // Where each call got to, for the ledger and the state if the turn is cut off: a call
+        // cut off after it started may have taken effect, and one that finished is known,
+        // also when the stream holds its result behind an earlier call that is still running.
+        let progress: Vec<Mutex<Progress>> = known
+            .into_iter()
+            .map(|known| Mutex::new(known.map_or(Progress::NotStarted, Progress::Finished)))
             .collect();
-        let Some(executed) = self.execute_all(&calls, &progress).await else {
-            // The turn is abandoned: its results never reach the model. The ledger keeps
-            // what may have happened: calls that finished, and calls cut off mid-flight.
-            for (call, progress) in calls.iter().zip(&progress) {
-                let outcome = match *progress.lock().unwrap_or_else(PoisonError::into_inner) {
-                    Progress::Finished(outcome) => outcome,
-                    Progress::Running => EffectOutcome::Unknown,
-                    Progress::NotStarted => continue,
-                };
-                let tool = self.inner.tools.get(&call.name).map(|(_, tool)| &**tool);
-                self.record.ledger.record(tool, call, outcome);
-            }
+        self.save_turn(&calls, &progress);
+        let finished = self.calls_starting(&calls, &progress).await
+            && self.execute_all(&calls, &progress).await;
+        let progress: Vec<Progress> = progress
+            .into_iter()
+            .map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect();
+        if !finished {
+            // The turn is abandoned: its results never reach the model. The state keeps what
+            // may have happened, and so does the ledger: calls that finished, and calls cut
+            // off mid-flight.
+            let open = self.open_calls(&calls, &progress);
+            let state = self.state(open.clone());
+            self.ledger_open(&open);
             return Err(AgentError::Cancelled {
-                partial: Box::new(self.snapshot()),
+                partial: Box::new(self.snapshot(Some(state))),
             });
-        };
+        }
+        if progress.iter().any(|p| matches!(p, Progress::Interrupted)) {
+            return Ok(Some(self.open_calls(&calls, &progress)));
+        }
 
         // The first failure (in call order) that ends the run, under `Propagate` or because it
         // is fatal, ends it after the whole turn is recorded: the other calls ran
         // concurrently, and their effects and errors are the caller's to know. Every call
         // keeps its result, so the partial transcript stays a valid history.
         let mut ending: Option<ToolFailure> = None;
-        for (call, executed) in calls.into_iter().zip(executed) {
+        for (call, progress) in calls.into_iter().zip(progress) {
+            let Progress::Finished(executed) = progress else {
+                unreachable!("every call of a turn that was not cut off finished");
+            };
             if let Some(failure) = self.record_call(call, executed).await
                 && ending.is_none()
             {
@@ -89,9 +115,9 @@ impl Run {
         match ending {
             Some(failure) => Err(AgentError::ToolFailed {
                 failure,
-                partial: Box::new(self.snapshot()),
+                partial: Box::new(self.snapshot(None)),
             }),
-            None => Ok(()),
+            None => Ok(None),
         }
     }
 
@@ -117,45 +143,64 @@ impl Run {
         }
     }
 
-    /// Runs `calls` concurrently; `None` when the run was cancelled before they all finished.
-    async fn execute_all(
-        &self,
-        calls: &[ToolCall],
-        progress: &[Mutex<Progress>],
-    ) -> Option<Vec<Executed>> {
+    /// Runs the calls of `calls` that have not finished, concurrently, each through the step
+    /// executor if there is one; each call's outcome goes to its slot of `progress`. `false`
+    /// when the run was cancelled before they all finished.
+    async fn execute_all(&self, calls: &[ToolCall], progress: &[Mutex<Progress>]) -> bool {
         let inner = &*self.inner;
         let gates = &self.gates;
         let tainted = self.record.taint.is_tainted();
-        let token = &self.token;
+        // Cancelled with the run, or by a step executor that stops it.
+        let token = &match self.steps {
+            Some(_) => self.token.child_token(),
+            None => self.token.clone(),
+        };
         let cancellable = self.cancellable;
         // `buffered` polls a call's future first when the call gets its turn under
         // `max_parallel_tools`: that is when it is reported started.
         // (A loop, not a closure: a closure's future would not be `Send` for every lifetime.)
         let mut pending = Vec::with_capacity(calls.len());
-        for (call, progress) in calls.iter().zip(progress) {
+        for (call, slot) in calls.iter().zip(progress) {
+            if matches!(
+                *slot.lock().unwrap_or_else(PoisonError::into_inner),
+                Progress::Finished(_)
+            ) {
+                continue;
+            }
             let mut events = self.event_sender();
             pending.push(async move {
-                set_progress(progress, Progress::Running);
+                set_progress(slot, Progress::Running);
                 if let Some(events) = &mut events {
                     let _ = events
                         .send(AgentEvent::ToolStarted { call: call.clone() })
                         .await;
                 }
                 let refused = gates.check(&inner.rules, call, tainted);
-                let done = execute(inner, call, refused, token, cancellable, events.as_mut()).await;
-                set_progress(progress, Progress::Finished(done.effect()));
-                done
+                let done = match self.steps {
+                    Some(steps) => self.tool_step(steps, call, refused, token).await,
+                    None => {
+                        let executed =
+                            execute(inner, call, refused, token, cancellable, events.as_mut())
+                                .await;
+                        Progress::Finished(executed)
+                    }
+                };
+                if matches!(done, Progress::Running) {
+                    // The executor stopped the run.
+                    token.cancel();
+                    return;
+                }
+                set_progress(slot, done);
+                self.save_turn(calls, progress);
             });
         }
         let mut stream = futures::stream::iter(pending).buffered(inner.max_parallel_tools);
-        let mut executed = Vec::with_capacity(calls.len());
         loop {
             tokio::select! {
                 biased;
-                () = token.cancelled() => return None,
-                next = stream.next() => match next {
-                    Some(done) => executed.push(done),
-                    None => return Some(executed),
+                () = token.cancelled() => return false,
+                next = stream.next() => if next.is_none() {
+                    return true;
                 },
             }
         }
@@ -222,7 +267,7 @@ impl Run {
 /// Runs `call` (or records its refusal), on its `execute_tool` span, passing the tool's
 /// progress and log lines on to `events`. Never panics, never returns early on cancellation
 /// (the caller selects on it).
-async fn execute(
+pub(super) async fn execute(
     inner: &Inner,
     call: &ToolCall,
     refused: Option<ToolFailure>,
@@ -298,7 +343,7 @@ async fn execute(
 }
 
 /// A tool's output as the model is shown it: a string as it is, anything else as JSON.
-fn content(output: serde_json::Value) -> String {
+pub(super) fn content(output: serde_json::Value) -> String {
     match output {
         serde_json::Value::String(text) => text,
         other => other.to_string(),

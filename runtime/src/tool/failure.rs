@@ -113,6 +113,10 @@ pub mod kinds {
     pub const UNTRUSTED: &str = "untrusted";
     /// The model called a tool in a turn that offered none.
     pub const TOOLS_DISABLED: &str = "tools_disabled";
+    /// A person did not approve the call.
+    pub const NOT_APPROVED: &str = "not_approved";
+    /// The call was cut off when its run stopped, and the caller chose not to run it again.
+    pub const INTERRUPTED: &str = "interrupted";
 }
 
 /// The model called a tool that is not registered.

@@ -55,7 +55,7 @@ pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
-pub(crate) use invoke::{CallArguments, Invocation, invoke};
+pub(crate) use invoke::{CallArguments, Invocation, drop_contained, invoke};
 pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
@@ -172,8 +172,13 @@ pub trait Tool: Send + Sync + 'static {
         self.definition().annotations.open_world
     }
 
-    /// Whether the agent stops for a person's approval before running a call of this tool
-    /// (`#[tool(needs_approval)]`).
+    /// Whether a person must approve each call before it runs (`#[tool(needs_approval)]`).
+    ///
+    /// When the model calls such a tool, the run stops with
+    /// [`StopReason::AwaitingApproval`](crate::StopReason::AwaitingApproval) before any call
+    /// of that turn runs, and [`Agent::resume`](crate::Agent::resume) continues it with the
+    /// decisions. [`AgentBuilder::require_approval`](crate::AgentBuilder::require_approval)
+    /// asks the same of any tool by name.
     ///
     /// For tools whose effects a person must see first: sending money, deleting records,
     /// writing to someone else. `false` by default.
