@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::BuildError;
-use super::state::{CallStatus, OpenCall};
 use crate::model::ToolCall;
 use crate::tool::{Tool, ToolSet};
 
@@ -229,7 +228,7 @@ impl Decisions {
     /// [`Agent::resume`](crate::Agent::resume) checks the same; an endpoint that takes a
     /// person's decisions can check them at once.
     pub fn problems(&self, pending: &[PendingCall]) -> Vec<String> {
-        super::state::Refusal::of(self, pending).sentences()
+        Refusal::of(self, pending).sentences()
     }
 
     /// Every decision, by call id.
@@ -277,34 +276,53 @@ pub struct NotRunAgain {
     pub call_id: String,
 }
 
-impl super::run::Run<'_> {
-    /// The calls of a turn as they wait for approval, when one of them needs it: none of the
-    /// turn's calls runs until the caller decides. A call a rule refuses anyway needs none.
-    pub(super) fn awaiting_approval(&self, calls: &[ToolCall]) -> Option<Vec<OpenCall>> {
-        let tainted = self.record.taint.is_tainted();
-        let needs: Vec<bool> = calls
-            .iter()
-            .map(|call| {
-                let tool = self.inner.tools.get(&call.name).map(|(_, tool)| &**tool);
-                self.inner.approvals.needs_approval(tool, call)
-                    && self.gates.check(&self.inner.rules, call, tainted).is_none()
-            })
-            .collect();
-        if !needs.contains(&true) {
-            return None;
+/// What is wrong with the decisions given to resume a state.
+#[derive(Debug, Default)]
+pub(crate) struct Refusal {
+    pub(crate) undecided: Vec<PendingCall>,
+    pub(crate) invalid: Vec<String>,
+}
+
+impl Refusal {
+    /// What is wrong with `decisions` for the calls `waiting` on one.
+    pub(crate) fn of(decisions: &Decisions, waiting: &[PendingCall]) -> Self {
+        let mut refusal = Self::default();
+        for call in waiting {
+            match decisions.get(&call.call_id) {
+                None => refusal.undecided.push(call.clone()),
+                Some(Decision::Applied(_)) if call.reason == PendingReason::Approval => {
+                    refusal.invalid.push(format!(
+                        "`{}` ({}) waits for approval and never ran: it can be approved or \
+                         rejected, not applied",
+                        call.call_id, call.tool
+                    ));
+                }
+                Some(_) => {}
+            }
         }
-        let open = calls
-            .iter()
-            .zip(needs)
-            .map(|(call, needs)| {
-                let status = if needs {
-                    CallStatus::AwaitingApproval
-                } else {
-                    CallStatus::NotStarted
-                };
-                self.open_call(call, status)
-            })
-            .collect();
-        Some(open)
+        for (call_id, _) in decisions.iter() {
+            if !waiting.iter().any(|call| call.call_id == call_id) {
+                refusal.invalid.push(format!(
+                    "there is a decision for `{call_id}`, which is not waiting for one"
+                ));
+            }
+        }
+        refusal
+    }
+
+    /// Each thing wrong, in a sentence.
+    pub(crate) fn sentences(&self) -> Vec<String> {
+        let undecided = self.undecided.iter().map(|call| match call.reason {
+            PendingReason::Approval => format!(
+                "call `{}` of `{}` awaits approval and has no decision",
+                call.call_id, call.tool
+            ),
+            _ => format!(
+                "call `{}` of `{}` was cut off and may have taken effect: reconcile it, then \
+                 approve it (to run it again), reject it, or mark it applied",
+                call.call_id, call.tool
+            ),
+        });
+        undecided.chain(self.invalid.iter().cloned()).collect()
     }
 }

@@ -31,6 +31,7 @@ use crate::tool::{ToolDefinition, ToolSet};
 
 mod approval;
 mod builder;
+mod call;
 mod event;
 mod gates;
 mod ledger;
@@ -40,9 +41,11 @@ mod repeats;
 mod result;
 mod resume;
 mod run;
+mod save;
 mod spans;
 mod state;
 mod stats;
+mod stepped;
 mod steps;
 mod turn;
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tracing::Instrument;
 
 use super::approval::{Decision, Decisions, NotApproved, NotRunAgain};
+use super::call::{Executed, content};
 use super::gates::{Gates, Taint};
 use super::ledger::Ledger;
 use super::record::Record;
@@ -16,7 +17,6 @@ use super::run::Run;
 use super::state::{CallStatus, OpenCall, ResumeError, ResumeRefused, RunState, State};
 use super::stats::Stats;
 use super::steps::StepExecutor;
-use super::turn::{Executed, content};
 use super::{AgentError, AgentResult, Inner, RunOptions, spans};
 use crate::model::{Message, ModelRequest, ToolCall};
 use crate::render;

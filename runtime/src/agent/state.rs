@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::approval::{Decision, Decisions, PendingCall, PendingReason};
+use super::approval::{Decisions, PendingCall, PendingReason, Refusal};
+use super::call::Executed;
 use super::repeats::FailedCall;
-use super::turn::Executed;
 use super::{AgentError, Effect, StopReason, ToolStats};
 use crate::model::{Message, ToolCall, TrajectoryTurn, Usage};
 use crate::tool::{EffectOutcome, ToolFailure};
@@ -487,57 +487,6 @@ pub struct ErrorNotKept {
     pub kind: String,
 }
 
-/// What is wrong with the decisions given to resume a state.
-#[derive(Debug, Default)]
-pub(crate) struct Refusal {
-    pub(crate) undecided: Vec<PendingCall>,
-    pub(crate) invalid: Vec<String>,
-}
-
-impl Refusal {
-    /// What is wrong with `decisions` for the calls `waiting` on one.
-    pub(crate) fn of(decisions: &Decisions, waiting: &[PendingCall]) -> Self {
-        let mut refusal = Self::default();
-        for call in waiting {
-            match decisions.get(&call.call_id) {
-                None => refusal.undecided.push(call.clone()),
-                Some(Decision::Applied(_)) if call.reason == PendingReason::Approval => {
-                    refusal.invalid.push(format!(
-                        "`{}` ({}) waits for approval and never ran: it can be approved or \
-                         rejected, not applied",
-                        call.call_id, call.tool
-                    ));
-                }
-                Some(_) => {}
-            }
-        }
-        for (call_id, _) in decisions.iter() {
-            if !waiting.iter().any(|call| call.call_id == call_id) {
-                refusal.invalid.push(format!(
-                    "there is a decision for `{call_id}`, which is not waiting for one"
-                ));
-            }
-        }
-        refusal
-    }
-
-    /// Each thing wrong, in a sentence.
-    pub(crate) fn sentences(&self) -> Vec<String> {
-        let undecided = self.undecided.iter().map(|call| match call.reason {
-            PendingReason::Approval => format!(
-                "call `{}` of `{}` awaits approval and has no decision",
-                call.call_id, call.tool
-            ),
-            _ => format!(
-                "call `{}` of `{}` was cut off and may have taken effect: reconcile it, then \
-                 approve it (to run it again), reject it, or mark it applied",
-                call.call_id, call.tool
-            ),
-        });
-        undecided.chain(self.invalid.iter().cloned()).collect()
-    }
-}
-
 /// Why [`Agent::resume`](crate::Agent::resume) did not continue a run.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -622,126 +571,3 @@ impl fmt::Display for ResumeRefused {
 }
 
 impl std::error::Error for ResumeRefused {}
-
-// ---- a run's state, taken and restored -------------------------------------------------------
-
-impl super::run::Run<'_> {
-    /// The run's state now; `open`: the calls of the last model response, when they are not
-    /// all recorded.
-    pub(super) fn state(&self, open: Vec<OpenCall>) -> RunState {
-        let record = &self.record;
-        RunState(Box::new(State {
-            messages: record.request.messages.clone(),
-            turns: record.turns.clone(),
-            usage: record.usage,
-            effects: record.ledger.0.clone(),
-            tainted_by: record.taint.tainted_by.clone(),
-            tool_stats: record.stats.0.clone(),
-            failures: record.failures.iter().map(FailureRecord::of).collect(),
-            consecutive_failures: self.consecutive_failures,
-            succeeded: self.gates.succeeded_tools(),
-            repeats: self.repeats.records(),
-            final_turn: self.final_turn,
-            open_turn: open,
-        }))
-    }
-
-    /// Hands the state to the caller's checkpoint, if there is one.
-    pub(super) fn save(&self, open: Vec<OpenCall>) {
-        if self.checkpoint.is_some() {
-            self.save_state(&self.state(open));
-        }
-    }
-
-    /// Hands `state` to the caller's checkpoint, if there is one.
-    pub(super) fn save_state(&self, state: &RunState) {
-        if let Some(checkpoint) = &self.checkpoint {
-            checkpoint.save(state);
-        }
-    }
-
-    /// Hands the state to the checkpoint while the calls of a turn run: a call that has not
-    /// finished may be running, and is saved as such (its effect unknown if the run stops
-    /// here).
-    pub(super) fn save_turn(
-        &self,
-        calls: &[ToolCall],
-        progress: &[std::sync::Mutex<super::turn::Progress>],
-    ) {
-        if self.checkpoint.is_none() {
-            return;
-        }
-        let open = calls
-            .iter()
-            .zip(progress)
-            .map(|(call, slot)| {
-                let slot = slot
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let status = match &*slot {
-                    super::turn::Progress::Finished(executed) => {
-                        CallStatus::Finished(CallRecord::of(&executed.outcome, executed.elapsed))
-                    }
-                    _ => CallStatus::InFlight,
-                };
-                self.open_call(call, status)
-            })
-            .collect();
-        self.save(open);
-    }
-
-    /// The calls of a turn that was cut off, and how far each got.
-    pub(super) fn open_calls(
-        &self,
-        calls: &[ToolCall],
-        progress: &[super::turn::Progress],
-    ) -> Vec<OpenCall> {
-        use super::turn::Progress;
-        calls
-            .iter()
-            .zip(progress)
-            .map(|(call, progress)| {
-                let status = match progress {
-                    Progress::NotStarted => CallStatus::NotStarted,
-                    Progress::Running | Progress::Interrupted => CallStatus::InFlight,
-                    Progress::Finished(executed) => {
-                        CallStatus::Finished(CallRecord::of(&executed.outcome, executed.elapsed))
-                    }
-                };
-                self.open_call(call, status)
-            })
-            .collect()
-    }
-
-    /// `call` of the last model response, which got as far as `status`.
-    pub(super) fn open_call(&self, call: &ToolCall, status: CallStatus) -> OpenCall {
-        let changes_world = self
-            .inner
-            .tools
-            .get(&call.name)
-            .is_some_and(|(_, tool)| !tool.definition().annotations.read_only);
-        OpenCall {
-            call: call.clone(),
-            changes_world,
-            status,
-        }
-    }
-
-    /// Adds the calls of a turn that was cut off to the ledger, for the result the caller
-    /// gets: calls that finished, with their outcome, and calls that may have taken effect.
-    pub(super) fn ledger_open(&mut self, open: &[OpenCall]) {
-        for call in open {
-            let outcome = match &call.status {
-                CallStatus::Finished(record) => record.effect,
-                CallStatus::InFlight => EffectOutcome::Unknown,
-                CallStatus::AwaitingApproval | CallStatus::NotStarted => continue,
-            };
-            let tool = self
-                .inner
-                .tools
-                .get(&call.call.name)
-                .map(|(_, tool)| &**tool);
-            self.record.ledger.record(tool, &call.call, outcome);
-        }
-    }
-}

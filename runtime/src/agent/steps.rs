@@ -15,7 +15,6 @@ use tracing::Instrument;
 
 use super::Inner;
 use super::state::CallRecord;
-use super::turn::Progress;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse, ToolCall};
 use crate::tool::ToolFailure;
 
@@ -187,7 +186,7 @@ impl ToolStep {
     /// failure goes to the run that made the step; the record holds what the model is shown.
     pub fn run(self) -> BoxFuture<'static, CallRecord> {
         Box::pin(async move {
-            let executed = super::turn::execute(
+            let executed = super::call::execute(
                 &self.inner,
                 &self.call,
                 self.refused,
@@ -210,90 +209,5 @@ impl ToolStep {
     /// other calls of its turn have finished, for the caller to reconcile.
     pub fn interrupted(self) -> CallRecord {
         CallRecord::interrupted()
-    }
-}
-
-impl super::run::Run<'_> {
-    /// The model call of `turn`, through `steps`, cancellable; `None` when it was cancelled.
-    pub(super) async fn model_step(
-        &self,
-        steps: &dyn StepExecutor,
-        turn: u32,
-        span: &tracing::Span,
-    ) -> Option<Result<ModelResponse, ModelError>> {
-        let step = ModelStep {
-            turn,
-            model: Arc::clone(&self.inner.model),
-            request: self.record.request.clone(),
-            span: span.clone(),
-        };
-        tokio::select! {
-            biased;
-            () = self.token.cancelled() => None,
-            result = steps.model_call(step) => match result {
-                Ok(response) => Some(Ok(response)),
-                Err(StepError::Model(error)) => Some(Err(error)),
-                Err(StepError::Cancelled) => None,
-            },
-        }
-    }
-
-    /// Runs `call` through `steps`: how far it got. `Running` when the executor stopped the
-    /// run.
-    pub(super) async fn tool_step(
-        &self,
-        steps: &dyn StepExecutor,
-        call: &ToolCall,
-        refused: Option<ToolFailure>,
-        token: &CancellationToken,
-    ) -> Progress {
-        let live = Arc::new(Mutex::new(None));
-        let step = ToolStep {
-            inner: Arc::clone(&self.inner),
-            call: call.clone(),
-            refused,
-            token: token.clone(),
-            cancellable: self.cancellable,
-            live: Arc::clone(&live),
-        };
-        match steps.tool_call(step).await {
-            Err(_) => Progress::Running,
-            Ok(record) if record.interrupted => Progress::Interrupted,
-            Ok(record) => {
-                let live = live.lock().unwrap_or_else(PoisonError::into_inner).take();
-                Progress::Finished(record.into_executed(call, live))
-            }
-        }
-    }
-
-    /// Tells the step executor, if there is one, which calls are about to start: those of
-    /// `calls` that have not finished. `false` when the run was stopped meanwhile.
-    pub(super) async fn calls_starting(
-        &self,
-        calls: &[ToolCall],
-        progress: &[Mutex<Progress>],
-    ) -> bool {
-        let Some(steps) = self.steps else {
-            return true;
-        };
-        let starting: Vec<ToolCall> = calls
-            .iter()
-            .zip(progress)
-            .filter(|(_, slot)| {
-                !matches!(
-                    *slot.lock().unwrap_or_else(PoisonError::into_inner),
-                    Progress::Finished(_)
-                )
-            })
-            .map(|(call, _)| call.clone())
-            .collect();
-        if starting.is_empty() {
-            return true;
-        }
-        tokio::select! {
-            biased;
-            () = self.token.cancelled() => false,
-            result = steps.calls_starting(&starting) => result.is_ok(),
-        }
     }
 }

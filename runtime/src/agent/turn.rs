@@ -5,51 +5,15 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::channel::mpsc::Sender;
 use futures::{SinkExt, StreamExt};
-use tracing::Instrument;
 
-use super::event::ToolEvents;
+use super::call::{Executed, Progress, execute};
 use super::run::Run;
-use super::state::OpenCall;
-use super::{AgentError, AgentEvent, Inner, ToolFailureMode};
-use crate::LogLevel;
+use super::state::{CallStatus, OpenCall};
+use super::{AgentError, AgentEvent, ToolFailureMode};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
-use crate::tool::{
-    CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolFailure, UnknownTool, drive,
-    execute_span, invoke, kinds, record_failure,
-};
-
-/// How one call ended.
-pub(super) struct Executed {
-    pub(super) outcome: Result<String, ToolFailure>,
-    pub(super) elapsed: Duration,
-}
-
-impl Executed {
-    pub(super) fn effect(&self) -> EffectOutcome {
-        match &self.outcome {
-            Ok(_) => EffectOutcome::Applied,
-            Err(failure) => failure.effect(),
-        }
-    }
-}
-
-/// How far one call of a turn got: for the ledger and the state of a turn that does not
-/// finish, and for the calls' results, in call order, of one that does.
-#[expect(
-    clippy::large_enum_variant,
-    reason = "one per call of a turn, each moved once into its slot and once out of it"
-)]
-pub(super) enum Progress {
-    NotStarted,
-    Running,
-    Finished(Executed),
-    /// An earlier attempt started the call and never recorded its end (see
-    /// `ToolStep::interrupted`).
-    Interrupted,
-}
+use crate::tool::{ToolFailure, kinds};
 
 fn set_progress(slot: &Mutex<Progress>, progress: Progress) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
@@ -264,96 +228,42 @@ impl Run<'_> {
     }
 }
 
-/// Runs `call` (or records its refusal), on its `execute_tool` span, passing the tool's
-/// progress and log lines on to `events`. Never panics, never returns early on cancellation
-/// (the caller selects on it).
-pub(super) async fn execute(
-    inner: &Inner,
-    call: &ToolCall,
-    refused: Option<ToolFailure>,
-    token: &tokio_util::sync::CancellationToken,
-    cancellable: bool,
-    events: Option<&mut Sender<AgentEvent>>,
-) -> Executed {
-    let span = execute_span(&call.name, &call.id);
-    if inner.record_content && !span.is_disabled() {
-        span.record(
-            "gen_ai.tool.call.arguments",
-            tracing::field::display(&call.arguments),
-        );
-    }
-    let start = tokio::time::Instant::now();
-    let outcome = match (refused, inner.tools.get(&call.name)) {
-        (Some(refusal), _) => Err(refusal),
-        (None, None) => {
-            let available: Vec<&str> = inner.definitions.iter().map(|d| d.name.as_str()).collect();
-            Err(ToolFailure::new(
-                &call.name,
-                &call.id,
-                kinds::UNKNOWN_TOOL,
-                Arc::new(UnknownTool {
-                    name: call.name.clone(),
-                }),
-                render::unknown_tool(&call.name, &available),
-            ))
-        }
-        (None, Some((name, tool))) => {
-            // Arguments that arrived as text are decoded straight from it (text that is not
-            // JSON is an argument error, which `call_text` returns).
-            let arguments = match call.arguments.text() {
-                Some(text) => CallArguments::Text(text),
-                None => CallArguments::Borrowed(call.arguments.value()),
-            };
-            // A stream gets every report; the span gets events when it is enabled.
-            let forward = Forward {
-                progress: events.is_some(),
-                logs: events.is_some().then_some(LogLevel::Debug),
-            };
-            let (observer, updates) = Observer::new(&span, forward).unzip();
-            let invocation = Invocation {
-                tool,
-                name,
-                call_id: &call.id,
-                arguments,
-                limit: inner.failure_options.timeout,
-                include_error_message: inner.failure_options.include_error_message,
-                cancellable,
-                observer,
-            };
-            let run = invoke(invocation, token).instrument(span.clone());
-            match events {
-                Some(events) => {
-                    drive(run, updates.flatten(), &mut ToolEvents { events, call }).await
-                }
-                None => run.await,
-            }
-            .map(content)
-        }
-    };
-    let elapsed = start.elapsed();
-    match &outcome {
-        Ok(content) => {
-            if inner.record_content && !span.is_disabled() {
-                span.record("gen_ai.tool.call.result", content.as_str());
-            }
-        }
-        Err(failure) => record_failure(&span, failure, inner.record_content),
-    }
-    Executed { outcome, elapsed }
-}
-
-/// A tool's output as the model is shown it: a string as it is, anything else as JSON.
-pub(super) fn content(output: serde_json::Value) -> String {
-    match output {
-        serde_json::Value::String(text) => text,
-        other => other.to_string(),
-    }
-}
-
 /// The model called a tool in a turn that offered none.
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("the model called `{tool}` in its last turn, which offered no tools; the call was not run")]
 pub struct ToolsDisabled {
     /// The tool the model called.
     pub tool: String,
+}
+
+impl Run<'_> {
+    /// The calls of a turn as they wait for approval, when one of them needs it: none of the
+    /// turn's calls runs until the caller decides. A call a rule refuses anyway needs none.
+    pub(super) fn awaiting_approval(&self, calls: &[ToolCall]) -> Option<Vec<OpenCall>> {
+        let tainted = self.record.taint.is_tainted();
+        let needs: Vec<bool> = calls
+            .iter()
+            .map(|call| {
+                let tool = self.inner.tools.get(&call.name).map(|(_, tool)| &**tool);
+                self.inner.approvals.needs_approval(tool, call)
+                    && self.gates.check(&self.inner.rules, call, tainted).is_none()
+            })
+            .collect();
+        if !needs.contains(&true) {
+            return None;
+        }
+        let open = calls
+            .iter()
+            .zip(needs)
+            .map(|(call, needs)| {
+                let status = if needs {
+                    CallStatus::AwaitingApproval
+                } else {
+                    CallStatus::NotStarted
+                };
+                self.open_call(call, status)
+            })
+            .collect();
+        Some(open)
+    }
 }

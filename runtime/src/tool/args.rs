@@ -19,9 +19,7 @@ use serde_json::{Map, Value};
 use crate::error::{ArgumentError, ToolError};
 use crate::render;
 
-/// The deepest nesting of arrays and objects accepted in arguments, as in `serde_json`'s
-/// parser.
-pub(crate) const MAX_DEPTH: usize = 128;
+use super::text::MAX_DEPTH;
 
 /// A type a tool parameter can be decoded into. `#[tool]` checks each parameter's type with
 /// `<T as ToolParam>::CHECK`, spanned at the type, so that a type that is not `Deserialize` is

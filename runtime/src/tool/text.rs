@@ -5,10 +5,13 @@
 use serde::Deserializer;
 use serde::de::{DeserializeOwned, Visitor};
 
-use super::args::MAX_DEPTH;
 use super::{Tool, ToolContext, ToolFuture};
 use crate::error::ArgumentError;
 use crate::render;
+
+/// The deepest nesting of arrays and objects accepted in arguments: the limit of `serde_json`'s
+/// parser, which the decoding of arguments given as a `Value` keeps too.
+pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Decodes the arguments object in `text` into `T` (the arguments struct `#[tool]` derives)
 /// in one pass, as `serde_json::from_str` would, building no `Value`. `None` when it does not

@@ -1,0 +1,135 @@
+//! One tool call as the loop runs it: [`execute`] runs it (or records its refusal) on its
+//! `execute_tool` span and says how it ended ([`Executed`]); [`Progress`] is how far each call
+//! of a turn got, for the ledger, a saved state and the results in call order.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::channel::mpsc::Sender;
+use tracing::Instrument;
+
+use super::event::ToolEvents;
+use super::{AgentEvent, Inner};
+use crate::LogLevel;
+use crate::model::ToolCall;
+use crate::render;
+use crate::tool::{
+    CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolFailure, UnknownTool, drive,
+    execute_span, invoke, kinds, record_failure,
+};
+
+/// How one call ended.
+pub(super) struct Executed {
+    pub(super) outcome: Result<String, ToolFailure>,
+    pub(super) elapsed: Duration,
+}
+
+impl Executed {
+    pub(super) fn effect(&self) -> EffectOutcome {
+        match &self.outcome {
+            Ok(_) => EffectOutcome::Applied,
+            Err(failure) => failure.effect(),
+        }
+    }
+}
+
+/// How far one call of a turn got: for the ledger and the state of a turn that does not
+/// finish, and for the calls' results, in call order, of one that does.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per call of a turn, each moved once into its slot and once out of it"
+)]
+pub(super) enum Progress {
+    NotStarted,
+    Running,
+    Finished(Executed),
+    /// An earlier attempt started the call and never recorded its end (see
+    /// `ToolStep::interrupted`).
+    Interrupted,
+}
+
+/// Runs `call` (or records its refusal), on its `execute_tool` span, passing the tool's
+/// progress and log lines on to `events`. Never panics, never returns early on cancellation
+/// (the caller selects on it).
+pub(super) async fn execute(
+    inner: &Inner,
+    call: &ToolCall,
+    refused: Option<ToolFailure>,
+    token: &tokio_util::sync::CancellationToken,
+    cancellable: bool,
+    events: Option<&mut Sender<AgentEvent>>,
+) -> Executed {
+    let span = execute_span(&call.name, &call.id);
+    if inner.record_content && !span.is_disabled() {
+        span.record(
+            "gen_ai.tool.call.arguments",
+            tracing::field::display(&call.arguments),
+        );
+    }
+    let start = tokio::time::Instant::now();
+    let outcome = match (refused, inner.tools.get(&call.name)) {
+        (Some(refusal), _) => Err(refusal),
+        (None, None) => {
+            let available: Vec<&str> = inner.definitions.iter().map(|d| d.name.as_str()).collect();
+            Err(ToolFailure::new(
+                &call.name,
+                &call.id,
+                kinds::UNKNOWN_TOOL,
+                Arc::new(UnknownTool {
+                    name: call.name.clone(),
+                }),
+                render::unknown_tool(&call.name, &available),
+            ))
+        }
+        (None, Some((name, tool))) => {
+            // Arguments that arrived as text are decoded straight from it (text that is not
+            // JSON is an argument error, which `call_text` returns).
+            let arguments = match call.arguments.text() {
+                Some(text) => CallArguments::Text(text),
+                None => CallArguments::Borrowed(call.arguments.value()),
+            };
+            // A stream gets every report; the span gets events when it is enabled.
+            let forward = Forward {
+                progress: events.is_some(),
+                logs: events.is_some().then_some(LogLevel::Debug),
+            };
+            let (observer, updates) = Observer::new(&span, forward).unzip();
+            let invocation = Invocation {
+                tool,
+                name,
+                call_id: &call.id,
+                arguments,
+                limit: inner.failure_options.timeout,
+                include_error_message: inner.failure_options.include_error_message,
+                cancellable,
+                observer,
+            };
+            let run = invoke(invocation, token).instrument(span.clone());
+            match events {
+                Some(events) => {
+                    drive(run, updates.flatten(), &mut ToolEvents { events, call }).await
+                }
+                None => run.await,
+            }
+            .map(content)
+        }
+    };
+    let elapsed = start.elapsed();
+    match &outcome {
+        Ok(content) => {
+            if inner.record_content && !span.is_disabled() {
+                span.record("gen_ai.tool.call.result", content.as_str());
+            }
+        }
+        Err(failure) => record_failure(&span, failure, inner.record_content),
+    }
+    Executed { outcome, elapsed }
+}
+
+/// A tool's output as the model is shown it: a string as it is, anything else as JSON.
+pub(super) fn content(output: serde_json::Value) -> String {
+    match output {
+        serde_json::Value::String(text) => text,
+        other => other.to_string(),
+    }
+}
