@@ -253,6 +253,19 @@ pub trait NoArgumentsSchema {
 
 impl<T> NoArgumentsSchema for ArgumentsOf<T> {
     fn arguments_schema(&self) -> Value {
-        const { panic!("a `#[tool]`'s arguments struct does not implement `JsonSchema`") }
+        // Of `Self`, so that it is evaluated only where the fallback is picked: a constant
+        // of no type parameter would be evaluated, and fail, when an optimized build of this
+        // crate compiles the generic function.
+        let () = <Self as Unschematic>::PICKED;
+        unreachable!("the fallback's constant fails to build")
     }
+}
+
+/// A constant that fails to build, of [`NoArgumentsSchema`]'s fallback.
+trait Unschematic {
+    const PICKED: ();
+}
+
+impl<T> Unschematic for ArgumentsOf<T> {
+    const PICKED: () = panic!("a `#[tool]`'s arguments struct does not implement `JsonSchema`");
 }
