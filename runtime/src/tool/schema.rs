@@ -253,19 +253,16 @@ pub trait NoArgumentsSchema {
 
 impl<T> NoArgumentsSchema for ArgumentsOf<T> {
     fn arguments_schema(&self) -> Value {
-        // Of `Self`, so that it is evaluated only where the fallback is picked: a constant
-        // of no type parameter would be evaluated, and fail, when an optimized build of this
-        // crate compiles the generic function.
-        let () = <Self as Unschematic>::PICKED;
-        unreachable!("the fallback's constant fails to build")
+        // Evaluated only where this is used for a concrete `T`: a constant that does not
+        // depend on `T` would fail every build of this crate.
+        let () = NotJsonSchema::<T>::REFUSED;
+        unreachable!()
     }
 }
 
-/// A constant that fails to build, of [`NoArgumentsSchema`]'s fallback.
-trait Unschematic {
-    const PICKED: ();
-}
+/// A constant whose evaluation fails, for each `T` it is evaluated for.
+struct NotJsonSchema<T>(PhantomData<T>);
 
-impl<T> Unschematic for ArgumentsOf<T> {
-    const PICKED: () = panic!("a `#[tool]`'s arguments struct does not implement `JsonSchema`");
+impl<T> NotJsonSchema<T> {
+    const REFUSED: () = panic!("a `#[tool]`'s arguments struct does not implement `JsonSchema`");
 }
