@@ -16,7 +16,7 @@ pub struct Address {
     pub zip: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Booking {
     id: String,
     nights: u32,

@@ -60,7 +60,7 @@ pub struct ToolContext {
 
 #[derive(Default)]
 struct Shared {
-    call_id: Box<str>,
+    call_id: CallId,
     tool_name: Option<Arc<str>>,
     /// The run's (or request's) token, whose child the call's token is.
     parent: Option<CancellationToken>,
@@ -74,7 +74,7 @@ impl ToolContext {
     pub fn new(call_id: impl Into<Box<str>>, tool_name: impl Into<Arc<str>>) -> Self {
         Self {
             shared: Arc::new(Shared {
-                call_id: call_id.into(),
+                call_id: CallId::Boxed(call_id.into()),
                 tool_name: Some(tool_name.into()),
                 parent: None,
                 token: OnceLock::new(),
@@ -93,7 +93,7 @@ impl ToolContext {
     ) -> Self {
         Self {
             shared: Arc::new(Shared {
-                call_id: call_id.into(),
+                call_id: CallId::new(call_id),
                 tool_name: Some(Arc::clone(tool_name)),
                 parent: Some(parent.clone()),
                 token: OnceLock::new(),
@@ -119,7 +119,7 @@ impl ToolContext {
 
     /// The id the model gave this call (empty for a default context).
     pub fn call_id(&self) -> &str {
-        &self.shared.call_id
+        self.shared.call_id.as_str()
     }
 
     /// The name of the tool being called (empty for a default context).
@@ -181,6 +181,47 @@ impl ToolContext {
     }
 }
 
+/// The longest call id kept inline: an MCP request's number, and the ids OpenAI
+/// (`call_` and 24 characters) and Anthropic (`toolu_` and 24) give calls.
+const INLINE_ID: usize = 30;
+
+/// A call's id, kept inline when it is short, so that making a context allocates once.
+#[derive(Clone)]
+enum CallId {
+    Inline { len: u8, bytes: [u8; INLINE_ID] },
+    Boxed(Box<str>),
+}
+
+impl CallId {
+    fn new(id: &str) -> Self {
+        if id.len() > INLINE_ID {
+            return Self::Boxed(id.into());
+        }
+        let mut bytes = [0; INLINE_ID];
+        bytes[..id.len()].copy_from_slice(id.as_bytes());
+        Self::Inline {
+            len: id.len() as u8,
+            bytes,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            // Copied whole from a `str`: always UTF-8.
+            Self::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Self::Boxed(id) => id,
+        }
+    }
+}
+
+impl Default for CallId {
+    fn default() -> Self {
+        Self::new("")
+    }
+}
+
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
@@ -220,6 +261,25 @@ mod tests {
         token.cancel();
         assert!(moved.cancellation().is_cancelled());
         assert_eq!((moved.call_id(), moved.tool_name()), ("c1", "t"));
+    }
+
+    #[test]
+    fn call_ids_short_and_long() {
+        let name: Arc<str> = Arc::from("t");
+        let parent = CancellationToken::new();
+        for id in [
+            "",
+            "7",
+            "toolu_01A09q90qw90lq917835lq9",
+            "é".repeat(15).as_str(),
+            &"x".repeat(31),
+        ] {
+            let cx = ToolContext::child_of(id, &name, &parent, None);
+            assert_eq!(cx.call_id(), id);
+            let token = CancellationToken::new();
+            assert_eq!(cx.with_cancellation(token).call_id(), id);
+        }
+        assert_eq!(ToolContext::default().call_id(), "");
     }
 
     #[test]

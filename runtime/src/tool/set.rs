@@ -114,8 +114,14 @@ impl ToolSet {
     /// The tool named `name`, with the name as the index keeps it (shared with each call's
     /// context rather than copied).
     pub(crate) fn get(&self, name: &str) -> Option<(&Arc<str>, &Arc<dyn Tool>)> {
+        self.find(name).map(|(_, name, tool)| (name, tool))
+    }
+
+    /// [`get`](Self::get), with the tool's position among the tools: for a consumer that
+    /// keeps something per tool in the same order.
+    pub(crate) fn find(&self, name: &str) -> Option<(usize, &Arc<str>, &Arc<dyn Tool>)> {
         let (name, &i) = self.index.get_key_value(name)?;
-        Some((name, &self.tools[i]))
+        Some((i, name, &self.tools[i]))
     }
 
     /// Whether a tool is named `name`.

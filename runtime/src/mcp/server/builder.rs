@@ -121,9 +121,14 @@ impl McpServerBuilder {
             .iter()
             .map(|tool| definition::to_mcp(&**tool))
             .collect();
+        let outputs = tools
+            .iter()
+            .map(|tool| definition::output(&**tool))
+            .collect();
         let inner = Arc::new(Inner {
             tools,
             listed,
+            outputs,
             timeout: self.timeout,
             include_error_message: self.include_error_message,
             name: self.name,

@@ -17,6 +17,15 @@ pub(super) fn to_mcp(tool: &dyn Tool) -> McpTool {
     describe(tool.definition(), tool.untrusted_output())
 }
 
+/// What the `structuredContent` of a tool's results is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// The output itself, an object.
+    Object,
+    /// `{"result": output}`: the schema is marked [`WRAP_RESULT`].
+    Wrapped,
+}
+
 /// Whether `tool` has no output schema, or one whose root is an object, as MCP requires.
 pub(super) fn output_is_object(tool: &dyn Tool) -> bool {
     tool.definition()
@@ -25,19 +34,29 @@ pub(super) fn output_is_object(tool: &dyn Tool) -> bool {
         .is_none_or(|schema| schema.get("type") == Some(&Value::from("object")))
 }
 
-/// The `structuredContent` of a successful call of a tool whose output schema is `schema`:
-/// the output itself, or `{"result": output}` when the schema is marked [`WRAP_RESULT`].
-/// `None` for an output that is not an object under an unmarked schema: the tool broke its
-/// own schema, and the client would refuse the result.
-pub(super) fn structured(schema: &Value, output: Value) -> Result<Value, Value> {
-    if schema.get(WRAP_RESULT) == Some(&Value::Bool(true)) {
-        let mut wrapped = serde_json::Map::with_capacity(1);
-        wrapped.insert("result".to_owned(), output);
-        Ok(Value::Object(wrapped))
-    } else if output.is_object() {
-        Ok(output)
+/// What the `structuredContent` of `tool`'s results is; `None` when it has no output schema
+/// (its results are text only).
+pub(super) fn output(tool: &dyn Tool) -> Option<Output> {
+    let schema = tool.definition().output_schema.as_ref()?;
+    Some(if schema.get(WRAP_RESULT) == Some(&Value::Bool(true)) {
+        Output::Wrapped
     } else {
-        Err(output)
+        Output::Object
+    })
+}
+
+/// The `structuredContent` of a successful call: the output itself, or `{"result": output}`.
+/// `Err` for an output that is not an object under an unmarked schema: the tool broke its own
+/// schema, and the client would refuse the result.
+pub(super) fn structured(shape: Output, output: Value) -> Result<Value, Value> {
+    match shape {
+        Output::Wrapped => {
+            let mut wrapped = serde_json::Map::with_capacity(1);
+            wrapped.insert("result".to_owned(), output);
+            Ok(Value::Object(wrapped))
+        }
+        Output::Object if output.is_object() => Ok(output),
+        Output::Object => Err(output),
     }
 }
 
@@ -123,6 +142,19 @@ mod tests {
         assert!(listed.get("outputSchema").is_none(), "{listed}");
     }
 
+    /// A tool that is only a definition.
+    struct Structured(ToolDefinition);
+
+    impl Tool for Structured {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+
+        fn call(&self, _: Value, _: crate::ToolContext) -> crate::ToolFuture<'_> {
+            crate::ToolFuture::ready(Ok(Value::Null))
+        }
+    }
+
     #[test]
     fn an_output_schema_is_listed_without_the_marker() {
         let wrapped = json!({
@@ -147,9 +179,24 @@ mod tests {
             })
         );
 
-        assert_eq!(structured(&wrapped, json!(3)), Ok(json!({"result": 3})));
+        assert_eq!(
+            output(&Structured(definition.clone())),
+            Some(Output::Wrapped)
+        );
         let object = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
-        assert_eq!(structured(&object, json!({"n": 3})), Ok(json!({"n": 3})));
-        assert_eq!(structured(&object, json!(3)), Err(json!(3)));
+        let unwrapped = definition.clone().with_output_schema(object);
+        assert_eq!(output(&Structured(unwrapped)), Some(Output::Object));
+        let mut text_only = definition;
+        text_only.output_schema = None;
+        assert_eq!(output(&Structured(text_only)), None);
+        assert_eq!(
+            structured(Output::Wrapped, json!(3)),
+            Ok(json!({"result": 3}))
+        );
+        assert_eq!(
+            structured(Output::Object, json!({"n": 3})),
+            Ok(json!({"n": 3}))
+        );
+        assert_eq!(structured(Output::Object, json!(3)), Err(json!(3)));
     }
 }

@@ -1,28 +1,33 @@
 //! The MCP side of a call: `tools/list`, and `tools/call` run through the tool module's
 //! [`invoke`], with the failure reported to the operator and the rendered text to the client.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use rmcp::ServerHandler;
 #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult,
-    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    LoggingMessageNotificationParam, NumberOrString, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::McpServer;
+use super::definition::{self, Output};
 use super::session::mcp_level;
-use super::{McpServer, definition};
 use crate::render;
 use crate::tool::{
-    CallArguments, Deliver, Forward, Invocation, Observer, ToolDefinition, ToolFailure, ToolUpdate,
+    CallArguments, Deliver, Forward, Invocation, Observer, Tool, ToolFailure, ToolUpdate,
     UnknownTool, drive, execute_span, invoke, kinds, record_failure,
 };
 
@@ -64,7 +69,7 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        let position = self.inner.tools.names().position(|n| n == name)?;
+        let (position, _, _) = self.inner.tools.find(name)?;
         self.inner.listed.get(position).cloned()
     }
 
@@ -136,16 +141,28 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let inner = &self.inner;
-        let call_id = context.id.to_string();
-        let span = execute_span(&name, &call_id);
+        let RequestContext {
+            ct: token,
+            meta,
+            peer,
+            id,
+            ..
+        } = context;
+        // The request's id is the call's; a number is written without allocating.
+        let mut digits = itoa::Buffer::new();
+        let call_id = match &id {
+            NumberOrString::Number(n) => digits.format(*n),
+            NumberOrString::String(s) => s,
+        };
+        let span = execute_span(&name, call_id);
         let start = Instant::now();
 
-        let Some((tool_name, tool)) = inner.tools.get(&name) else {
+        let Some((position, tool_name, tool)) = inner.tools.find(&name) else {
             let available: Vec<&str> = self.tool_names().collect();
             let text = render::unknown_tool(&name, &available);
             let mut failure = ToolFailure::new(
                 &name,
-                &call_id,
+                call_id,
                 kinds::UNKNOWN_TOOL,
                 Arc::new(UnknownTool { name: name.clone() }),
                 text.clone(),
@@ -157,15 +174,6 @@ impl McpServer {
             return Err(ErrorData::invalid_params(text, None));
         };
 
-        // The request's token is the parent of the tool's, so the client's
-        // `notifications/cancelled` reaches the tool. The arguments are kept for the failure
-        // record only when a hook will read it.
-        let RequestContext {
-            ct: token,
-            meta,
-            peer,
-            ..
-        } = context;
         // Progress goes to a client that sent a token for it, log lines to one that asked for
         // them, both to the span when it is enabled; a call nobody watches has no observer.
         let progress_token = meta.get_progress_token();
@@ -175,7 +183,8 @@ impl McpServer {
         };
         let (observer, updates) = Observer::new(&span, forward).unzip();
         // Arguments sent as a JSON string are read as the JSON text they hold, as some clients
-        // send them; text that is not JSON is an argument error.
+        // send them; text that is not JSON is an argument error. The arguments are kept for
+        // the failure record only when a hook will read it.
         let arguments = if let serde_json::Value::String(text) = &arguments {
             CallArguments::Text(text)
         } else if inner.on_failure.is_empty() {
@@ -186,42 +195,64 @@ impl McpServer {
         let invocation = Invocation {
             tool,
             name: tool_name,
-            call_id: &call_id,
+            call_id,
             arguments,
             limit: inner.timeout,
             include_error_message: inner.include_error_message,
             cancellable: true,
             observer,
         };
-        let run = invoke(invocation, &token).instrument(span.clone());
-        let mut notify = Notify {
-            peer: &peer,
-            progress_token,
-            tool: tool_name,
-        };
-        let mut run = pin!(drive(run, updates.flatten(), &mut notify));
-        let outcome = loop {
-            tokio::select! {
-                // The tool first: one that watches its token gets to return.
-                biased;
-                outcome = &mut run => break outcome,
-                () = token.cancelled() => return Err(cancelled(&span, &name, &call_id, start)),
-                // The client closed the connection, or the server is shutting down: nobody
-                // waits for the answer. The call is cancelled as if the client had asked.
-                () = self.session.closed.cancelled(), if !token.is_cancelled() => token.cancel(),
+        // The request's token is the parent of the tool's, so the client's
+        // `notifications/cancelled` reaches the tool.
+        let mut run = pin!(invoke(invocation, &token).instrument(span.clone()));
+        let outcome = match updates.flatten() {
+            None => self.finish(run, &token).await,
+            // A call someone watches passes its reports on while it runs. Boxed: the calls
+            // nobody watches do not carry the reports' machinery in their state.
+            Some(updates) => {
+                let mut notify = Notify {
+                    peer: &peer,
+                    progress_token,
+                    tool: tool_name,
+                };
+                let observed = drive(run.as_mut(), Some(updates), &mut notify);
+                self.finish(Box::pin(observed), &token).await
             }
         };
         // A cancelled request stays cancelled, whatever the tool made of its token.
-        if token.is_cancelled() {
-            return Err(cancelled(&span, &name, &call_id, start));
-        }
+        let Some(outcome) = outcome.filter(|_| !token.is_cancelled()) else {
+            return Err(cancelled(&span, &name, call_id, start));
+        };
         match outcome {
-            Ok(output) => Ok(success(tool.definition(), output, &span)),
+            Ok(output) => Ok(success(tool, inner.outputs[position], output, &span)),
             Err(failure) => {
                 let result =
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);
                 self.report(&span, &failure);
                 Ok(result)
+            }
+        }
+    }
+
+    /// Runs `call` to its end; `None` when the request was cancelled first. A call that is
+    /// done when first polled (most sync tools) needs no watch on the tokens.
+    async fn finish<F: Future + Unpin>(
+        &self,
+        mut call: F,
+        token: &CancellationToken,
+    ) -> Option<F::Output> {
+        if let Poll::Ready(outcome) = futures::poll!(&mut call) {
+            return Some(outcome);
+        }
+        loop {
+            tokio::select! {
+                // The tool first: one that watches its token gets to return.
+                biased;
+                outcome = &mut call => return Some(outcome),
+                () = token.cancelled() => return None,
+                // The client closed the connection, or the server is shutting down: nobody
+                // waits for the answer. The call is cancelled as if the client had asked.
+                () = self.session.closed.cancelled(), if !token.is_cancelled() => token.cancel(),
             }
         }
     }
@@ -242,22 +273,27 @@ impl McpServer {
     }
 }
 
-/// The result of a call that succeeded: the output as text and, for a tool with an output
-/// schema, as `structuredContent`.
-fn success(definition: &ToolDefinition, output: Value, span: &tracing::Span) -> CallToolResult {
-    let (text, structured) = match &definition.output_schema {
+/// The result of a call of `tool` that succeeded: the output as text and, for a tool with an
+/// output schema, as `structuredContent` of the shape `shape`.
+fn success(
+    tool: &Arc<dyn Tool>,
+    shape: Option<Output>,
+    output: Value,
+    span: &tracing::Span,
+) -> CallToolResult {
+    let (text, structured) = match shape {
         None => (text(output), None),
-        Some(schema) => {
+        Some(shape) => {
             let text = match &output {
                 Value::String(text) => text.clone(),
                 other => json_text(other),
             };
-            match definition::structured(schema, output) {
+            match definition::structured(shape, output) {
                 Ok(structured) => (text, Some(structured)),
                 Err(_) => {
                     tracing::warn!(
                         parent: span,
-                        tool = %definition.name,
+                        tool = %tool.definition().name,
                         "the tool's output is not an object, as its output schema says: \
                          the result has no structuredContent"
                     );

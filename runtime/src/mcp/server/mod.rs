@@ -41,8 +41,10 @@ pub(crate) type FailureHook = Arc<dyn Fn(&ToolFailure) + Send + Sync>;
 
 pub(crate) struct Inner {
     pub(crate) tools: ToolSet,
-    /// The tools as `tools/list` describes them, built once.
+    /// The tools as `tools/list` describes them, built once, in the tool set's order.
     pub(crate) listed: Vec<rmcp::model::Tool>,
+    /// The `structuredContent` of each tool's results, in the tool set's order.
+    pub(crate) outputs: Vec<Option<definition::Output>>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) include_error_message: bool,
     pub(crate) name: String,
