@@ -2,17 +2,16 @@
 //! run with `AgentError::ToolFailed` even under `ReportToModel`, and so does a harness fault: a
 //! tool output that cannot be serialized.
 
-mod agent_support;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use agent_support::{capture_spans, tool_results};
 use futures::StreamExt;
 use reticent::{
     Agent, AgentError, AgentEvent, Disclose, EffectOutcome, Failure, ModelResponse, ScriptedModel,
     ToolCall, ToolError, ToolFailureMode,
 };
+use reticent_tests::spans::capture_spans;
+use reticent_tests::transcript::tool_results;
 use serde_json::json;
 
 #[derive(Debug, thiserror::Error, reticent::Disclose)]

@@ -4,15 +4,13 @@
 //! own fixed texts. A hint is literal text chosen at compile time: the error's message never
 //! comes with it.
 
-mod agent_support;
-
 use std::time::Duration;
 
-use agent_support::{last_tool_result, tool_results};
 use reticent::{
     Agent, ArgumentError, Disclose, Failure, ModelResponse, RetryHint, ScriptedModel, ToolCall,
     ToolError, ToolFailureOptions,
 };
+use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::json;
 
 const CANARY: &str = "CANARY-5e1d";

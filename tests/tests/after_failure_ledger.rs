@@ -2,17 +2,15 @@
 //! whether it took effect (`Applied`, `Failed`, `Unknown`), on every result, also the partial
 //! result of a cancelled, propagated or model-failed run.
 
-mod agent_support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_support::last_tool_result;
 use reticent::{
     Agent, AgentError, ArgumentError, CancellationToken, Effect, EffectOutcome, ModelResponse,
     RunOptions, ScriptedModel, ToolCall, ToolFailureMode, ToolFailureOptions,
 };
+use reticent_tests::transcript::last_tool_result;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 

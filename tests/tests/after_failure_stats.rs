@@ -1,14 +1,12 @@
 //! Per-tool counts: calls, failures and timeouts of each tool, on the result (also a partial
 //! one) and as the `reticent.tool_stats` field of the `invoke_agent` span.
 
-mod agent_support;
-
 use std::time::Duration;
 
-use agent_support::capture_spans;
 use reticent::{
     Agent, AgentError, ModelResponse, ScriptedModel, ToolCall, ToolFailureMode, ToolStats,
 };
+use reticent_tests::spans::capture_spans;
 use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]

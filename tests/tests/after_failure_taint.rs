@@ -3,16 +3,15 @@
 //! `forbid_after_untrusted` refuses a tool in a tainted run without running it. The taint state
 //! at the start of a turn applies to the whole turn.
 
-mod agent_support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_support::{capture_spans, tool_results};
 use reticent::{
     Agent, BuildError, EffectOutcome, ForbiddenAfterUntrusted, Message, ModelResponse, RunOptions,
     ScriptedModel, ToolCall, ToolFailureOptions, ToolResult, kinds,
 };
+use reticent_tests::spans::capture_spans;
+use reticent_tests::transcript::tool_results;
 use serde_json::json;
 
 const REFUSED: &str = "Tool 'transfer_funds' was refused by the rule \

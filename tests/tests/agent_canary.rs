@@ -3,16 +3,15 @@
 //! stream's model-facing events, while the caller's `ToolFailure`, the `ToolFailed` event and
 //! the `execute_tool` span all carry it.
 
-mod agent_support;
-
 use std::sync::Arc;
 
-use agent_support::{Spans, capture_spans, tool_results};
 use futures::StreamExt;
 use reticent::{
     Agent, AgentError, AgentEvent, AgentResult, ModelResponse, ScriptedModel, StopReason, ToolCall,
     ToolFailure, ToolFailureMode, ToolFailureOptions,
 };
+use reticent_tests::spans::{Spans, capture_spans};
+use reticent_tests::transcript::tool_results;
 use serde_json::json;
 
 const CANARY: &str = "CANARY-7f3a9c";

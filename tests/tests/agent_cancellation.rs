@@ -2,8 +2,6 @@
 //! `AgentError::Cancelled`, also in the middle of a slow tool or a model call, and is never
 //! recorded as a tool failure.
 
-mod agent_support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

@@ -2,15 +2,13 @@
 //! on; `Propagate` ends the run at the first failure, keeping everything gathered so far. And
 //! the caller's record of every failure.
 
-mod agent_support;
-
 use std::error::Error as _;
 
-use agent_support::{last_tool_result, tool_results};
 use reticent::{
     Agent, AgentError, ArgumentError, Message, ModelResponse, ScriptedModel, StopReason, ToolCall,
     ToolFailureMode, ToolFailureOptions, ToolResult, Usage,
 };
+use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]

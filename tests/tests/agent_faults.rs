@@ -2,17 +2,15 @@
 //! name, arguments that are not JSON, a panicking tool. Each becomes an error result and the
 //! run goes on.
 
-mod agent_support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_support::{last_tool_result, tool_results};
 use futures::future::BoxFuture;
 use reticent::{
     Agent, AgentError, ArgumentError, ModelResponse, ScriptedModel, StopReason, Tool, ToolCall,
     ToolContext, ToolDefinition, ToolError, ToolFailureMode, ToolPanicked, ToolResult, UnknownTool,
 };
+use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::{Value, json};
 
 /// Look up an order by id.

@@ -2,15 +2,13 @@
 //! again" line, and after `max_consecutive_failures` failed calls in a row the model gets one
 //! last turn without tools. `max_turns` ends a run the same way.
 
-mod agent_support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use agent_support::{last_tool_result, offered, tool_results};
 use reticent::{
     Agent, Message, ModelResponse, ScriptedModel, StopReason, ToolCall, ToolFailureOptions,
 };
+use reticent_tests::transcript::{last_tool_result, offered, tool_results};
 use serde_json::json;
 
 const TOOLS_DISABLED_AFTER_3: &str = "Tools are now disabled for this conversation after 3 tool \

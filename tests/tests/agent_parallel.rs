@@ -1,14 +1,12 @@
 //! The calls of one turn run concurrently, at most `max_parallel_tools` at a time, and their
 //! results are given to the model in call order.
 
-mod agent_support;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_support::tool_results;
 use reticent::{Agent, ModelResponse, ScriptedModel, ToolCall};
+use reticent_tests::transcript::tool_results;
 use serde_json::json;
 use tokio::sync::Barrier;
 

@@ -2,16 +2,14 @@
 //! same run; a failed prerequisite never counts. `build()` refuses rules that name unknown
 //! tools, and duplicate tool names.
 
-mod agent_support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use agent_support::{last_tool_result, tool_results};
 use reticent::{
     Agent, BuildError, ModelResponse, PrerequisiteNotMet, ScriptedModel, StopReason, ToolCall,
     ToolResult,
 };
+use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]

@@ -2,16 +2,14 @@
 //! attribute names; failures on the tool's span; content only on opt-in; a run that recovers
 //! from a failure is not marked failed.
 
-mod agent_support;
-
 use std::time::Duration;
 
-use agent_support::{SpanRecord, Spans, capture_spans};
 use futures::future::BoxFuture;
 use reticent::{
     Agent, CancellationToken, Model, ModelError, ModelRequest, ModelResponse, RunOptions,
     ScriptedModel, ToolCall, ToolFailureMode, ToolFailureOptions, Usage,
 };
+use reticent_tests::spans::{SpanRecord, Spans, capture_spans};
 use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]

@@ -4,17 +4,15 @@
 //! The clock is paused: tokio advances it to the next timer whenever the runtime is idle, so a
 //! 60-second tool costs no wall-clock time and every limit is exact.
 
-mod agent_support;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_support::{last_tool_result, tool_results};
 use reticent::{
     Agent, AgentError, CancellationToken, ModelResponse, ScriptedModel, StopReason, ToolContext,
     ToolFailureMode, ToolFailureOptions, ToolResult, ToolTimedOut,
 };
+use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::json;
 
 /// Tools that take their time, and a record of what they got to do.

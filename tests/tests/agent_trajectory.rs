@@ -2,8 +2,6 @@
 //! goes to JSON and back without loss, and `ReplayModel` replays it, refusing clearly when a
 //! request diverges from the recording.
 
-mod agent_support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -23,25 +23,14 @@
 //! several turns), so the default run makes well over 10,000. `RETICENT_LEAK_SCALE=10` runs ten
 //! times as many cases.
 
-mod agent_support;
-mod leak_support;
-mod mcp_support;
-mod provider_support;
-
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_support::{Spans, capture_spans};
 use futures::StreamExt;
-use leak_support::{
-    Registered, Registry, SLOW_TOOL_LIMIT, Spec, canary, cases, check_surface, full_chain, spec,
-    tool, tools,
-};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
-use provider_support::{Reply, TestServer, fixture};
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::CallToolRequestParams;
 use reticent::providers::anthropic::Anthropic;
@@ -50,6 +39,12 @@ use reticent::{
     Agent, AgentError, AgentEvent, AgentResult, Message, Model, ModelResponse, ScriptedModel,
     ToolCall, ToolContext, ToolFailure, ToolFailureMode, ToolFailureOptions,
 };
+use reticent_tests::leak::{
+    Registered, Registry, SLOW_TOOL_LIMIT, Spec, canary, cases, check_surface, full_chain, spec,
+    tool, tools,
+};
+use reticent_tests::provider::{Reply, TestServer, fixture};
+use reticent_tests::spans::{Spans, capture_spans};
 use serde_json::{Value, json};
 
 type CaseResult = Result<(), TestCaseError>;
@@ -149,7 +144,7 @@ impl Counts {
             self.canaries_cut.get(),
         );
         if std::env::var("RETICENT_LEAK_SCALE").is_err() {
-            for fault in leak_support::every_fault()
+            for fault in reticent_tests::leak::every_fault()
                 .into_iter()
                 .filter(|_| every_fault)
             {
@@ -224,7 +219,7 @@ fn check_caller(
 
 /// The `execute_tool` span of the call holds the whole error.
 fn check_span(
-    spans: &HashMap<String, agent_support::SpanRecord>,
+    spans: &HashMap<String, reticent_tests::spans::SpanRecord>,
     failure: &ToolFailure,
     registered: &Registered,
     settings: &Settings,
@@ -244,7 +239,7 @@ fn check_span(
     Ok(())
 }
 
-fn tool_spans(spans: &Spans) -> HashMap<String, agent_support::SpanRecord> {
+fn tool_spans(spans: &Spans) -> HashMap<String, reticent_tests::spans::SpanRecord> {
     spans
         .named("execute_tool")
         .into_iter()
@@ -259,7 +254,7 @@ fn check_run(
     record: &AgentResult,
     by_key: &HashMap<u64, Arc<Registered>>,
     settings: &Settings,
-    spans: &HashMap<String, agent_support::SpanRecord>,
+    spans: &HashMap<String, reticent_tests::spans::SpanRecord>,
     counts: &Counts,
 ) -> CaseResult {
     let results: HashMap<&str, _> = record
@@ -448,7 +443,7 @@ fn check_direct(
 ) -> Result<usize, TestCaseError> {
     if matches!(
         registered.fault,
-        leak_support::Fault::Panic { .. } | leak_support::Fault::Timeout
+        reticent_tests::leak::Fault::Panic { .. } | reticent_tests::leak::Fault::Timeout
     ) {
         return Ok(0);
     }
@@ -679,7 +674,7 @@ fn run_mcp_case(case: McpCase, counts: &Counts) -> CaseResult {
         .map(|(i, spec)| registry.register(spec, canary(case.seed, i)))
         .collect();
 
-    let hook = mcp_support::Failures::default();
+    let hook = reticent_tests::mcp::Failures::default();
     let mut builder = McpServer::builder()
         .include_error_message(case.include_error_message)
         .on_failure(hook.hook());
@@ -694,7 +689,7 @@ fn run_mcp_case(case: McpCase, counts: &Counts) -> CaseResult {
     let runtime = paused_runtime();
     let (spans, _capture) = capture_spans();
     let (results, received) = runtime.block_on(async {
-        let connection = mcp_support::connect(server).await;
+        let connection = reticent_tests::mcp::connect(server).await;
         let calls = registered.iter().map(|failure| {
             let mut arguments = serde_json::Map::new();
             arguments.insert("key".into(), json!(failure.key));
@@ -718,7 +713,7 @@ fn run_mcp_case(case: McpCase, counts: &Counts) -> CaseResult {
             .as_ref()
             .map_err(|e| fail(format!("tools/call of {} failed: {e}", failure.tool())))?;
         prop_assert_eq!(result.is_error, Some(true));
-        let text = mcp_support::text(result);
+        let text = reticent_tests::mcp::text(result);
         failure
             .check_shown(text, case.include_error_message, settings.limit)
             .map_err(|e| fail(format!("MCP {}: {e}", failure.tool())))?;
@@ -736,7 +731,7 @@ fn run_mcp_case(case: McpCase, counts: &Counts) -> CaseResult {
             .ok_or_else(|| fail(format!("the hook missed {:?}", failure.fault)))?;
         check_caller("the on_failure hook", record, failure, &settings)?;
         check_span(&spans, record, failure, &settings)?;
-        let sent = mcp_support::text(result.as_ref().unwrap());
+        let sent = reticent_tests::mcp::text(result.as_ref().unwrap());
         prop_assert_eq!(&record.shown_to_model, sent);
     }
     Counts::bump(&counts.cases, 1);

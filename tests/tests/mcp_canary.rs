@@ -1,14 +1,12 @@
 //! Canary tests over MCP: tools whose errors hold a secret fail in every way a tool can, and
 //! the secret is in no byte the client receives, while the operator's hook has every one.
 
-mod mcp_support;
-
 use std::time::Duration;
 
-use mcp_support::{Failures, connect, text};
 use reticent::Disclose;
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::CallToolRequestParams;
+use reticent_tests::mcp::{Failures, connect, text};
 use serde_json::{Value, json};
 
 const CANARY: &str = "CANARY-5b1f0e-postgres://svc:pa55@db.internal:5432/prod";

@@ -1,18 +1,16 @@
 //! `McpServer::http_service`: rmcp's streamable HTTP transport, called as the tower service it
 //! is, with the same results as over stdio.
 
-mod mcp_support;
-
 use std::time::Duration;
 
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use mcp_support::Failures;
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use reticent::mcp::rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService,
 };
+use reticent_tests::mcp::Failures;
 use serde_json::{Value, json};
 use tower_service::Service;
 

@@ -1,20 +1,17 @@
 //! `reticent::mcp` driven by rmcp's own client over an in-memory duplex: what `tools/list`
 //! says, and what each kind of call outcome sends the client and the operator.
 
-mod agent_support;
-mod mcp_support;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_support::capture_spans;
-use mcp_support::{Failures, connect, text};
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, CustomRequest, ErrorCode, ServerResult,
 };
 use reticent::mcp::rmcp::service::{PeerRequestOptions, ServiceError};
 use reticent::{ArgumentError, BuildError, Tool, ToolContext};
+use reticent_tests::mcp::{Failures, connect, text};
+use reticent_tests::spans::capture_spans;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -218,7 +215,7 @@ async fn argument_errors_are_error_results_with_the_full_message() {
 
 /// Sends `tools/call` with these params as they are, without rmcp's typing.
 async fn raw_call(
-    connection: &mcp_support::Connection,
+    connection: &reticent_tests::mcp::Connection,
     params: Value,
 ) -> Result<Value, ServiceError> {
     let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params)));

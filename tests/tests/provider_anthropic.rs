@@ -2,15 +2,13 @@
 //! request JSON it sends, the responses it reads, retries, timeouts, errors, and an agent run
 //! end to end.
 
-mod provider_support;
-
 use std::time::{Duration, Instant};
 
-use provider_support::{Reply, TestServer, fixture, fixture_json};
 use reticent::providers::anthropic::Anthropic;
 use reticent::{
     Agent, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition, ToolResult, Usage,
 };
+use reticent_tests::provider::{Reply, TestServer, fixture, fixture_json};
 use serde_json::json;
 
 const KEY: &str = "sk-ant-api03-test-9c8b7a6f5e4d";

@@ -2,14 +2,12 @@
 //! a canary secret in a failing tool's error never appears in any request an HTTP provider
 //! sends, while the caller's `ToolFailure` carries it.
 
-mod provider_support;
-
 use std::time::Duration;
 
-use provider_support::{Reply, TestServer, fixture};
 use reticent::providers::anthropic::Anthropic;
 use reticent::providers::openai::OpenAi;
 use reticent::{Agent, AgentResult, Model};
+use reticent_tests::provider::{Reply, TestServer, fixture};
 use serde_json::json;
 
 const CANARY: &str = "CANARY-b41d7e";

@@ -1,15 +1,13 @@
 //! Choosing a provider from a `PROVIDER:MODEL` spec, with the variables it reads supplied by
 //! a lookup (never the process environment, so the tests do not depend on the machine).
 
-mod provider_support;
-
 use std::collections::HashMap;
 use std::time::Duration;
 
-use provider_support::{Reply, TestServer, fixture};
 use reticent::providers::openai::OpenAi;
 use reticent::providers::{ConfigError, from_spec};
 use reticent::{Message, Model, ModelRequest, SchemaDialect};
+use reticent_tests::provider::{Reply, TestServer, fixture};
 
 fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let map: HashMap<String, String> = pairs

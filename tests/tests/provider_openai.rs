@@ -2,16 +2,14 @@
 //! the request JSON it sends, the responses it reads, retries, timeouts, errors, and an
 //! agent run end to end.
 
-mod provider_support;
-
 use std::time::{Duration, Instant};
 
-use provider_support::{Reply, TestServer, fixture, fixture_json};
 use reticent::providers::openai::OpenAi;
 use reticent::{
     Agent, AgentError, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition,
     ToolResult, Usage,
 };
+use reticent_tests::provider::{Reply, TestServer, fixture, fixture_json};
 use serde_json::json;
 
 const KEY: &str = "sk-test-4f9a1c0b8e7d6a5f";

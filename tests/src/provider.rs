@@ -1,6 +1,6 @@
-//! A scripted HTTP/1.1 server on loopback for the `provider_*` tests: it answers each request
-//! with the next scripted reply and records every request it received.
-#![allow(dead_code)]
+//! A scripted HTTP/1.1 server on loopback for testing the HTTP providers: it answers each
+//! request with the next scripted reply and records every request it received. And the
+//! recorded provider responses in `tests/fixtures/`.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -14,8 +14,11 @@ use tokio::net::{TcpListener, TcpStream};
 pub enum Reply {
     /// A response with this status, extra headers and JSON (or other) body.
     Respond {
+        /// The status code.
         status: u16,
+        /// Headers besides `content-type: application/json` and `content-length`.
         headers: Vec<(String, String)>,
+        /// The body.
         body: String,
     },
     /// Read the request and never answer (until the test ends).
@@ -64,10 +67,13 @@ impl Reply {
 /// A request the server received.
 #[derive(Clone, Debug)]
 pub struct Received {
+    /// The method, like `POST`.
     pub method: String,
+    /// The path, like `/v1/chat/completions`.
     pub path: String,
     /// Header names lowercased.
     pub headers: Vec<(String, String)>,
+    /// The body, as text.
     pub body: String,
 }
 
@@ -97,6 +103,7 @@ impl Received {
 }
 
 /// The server. It stops when dropped with the test's runtime.
+#[derive(Debug)]
 pub struct TestServer {
     /// `http://127.0.0.1:PORT`.
     pub url: String,

@@ -1,7 +1,6 @@
-//! Helpers shared by the `mcp_*` tests: an rmcp client connected to a server over an in-memory
+//! Serving tools over MCP in a test: an rmcp client connected to a server over an in-memory
 //! duplex that keeps every byte the client received, and a failure hook that collects. Spans
-//! are recorded with `agent_support::capture_spans`.
-#![allow(dead_code)]
+//! are recorded with [`capture_spans`](crate::spans::capture_spans).
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -35,7 +34,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
 }
 
 /// An rmcp client connected to a server, and everything it received on the wire.
+#[allow(missing_debug_implementations)] // rmcp's running services are not `Debug`
 pub struct Connection {
+    /// The client, ready to list and call tools.
     pub client: RunningService<RoleClient, ()>,
     received: Arc<Mutex<Vec<u8>>>,
     /// Dropping the server's side closes the connection.
@@ -76,7 +77,7 @@ pub fn text(result: &CallToolResult) -> &str {
 }
 
 /// Failures a server reported through `on_failure`.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Failures(Arc<Mutex<Vec<ToolFailure>>>);
 
 impl Failures {
@@ -86,6 +87,7 @@ impl Failures {
         move |failure| failures.lock().unwrap().push(failure.clone())
     }
 
+    /// Every failure reported so far, in order.
     pub fn all(&self) -> Vec<ToolFailure> {
         self.0.lock().unwrap().clone()
     }
