@@ -8,7 +8,7 @@ call, argument errors, a failing tool whose error holds a secret (absent from ev
 client received, present in the server's log), a panicking tool, a timeout, an unknown tool,
 and a cancelled call. Prints one line per check and exits non-zero if any failed.
 
-Run by `tests/tests/mcp_python_client.rs`; needs the virtual environment `.ci/run` creates.
+Run by `tests/tests/mcp/python_client.rs`; needs the virtual environment `.ci/run` creates.
 """
 
 from __future__ import annotations
