@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reticent::{
-    Agent, Message, ModelResponse, ScriptedModel, StopReason, ToolCall, ToolFailureOptions,
+    Agent, AgentBuilder, AgentResult, Message, ModelRequest, ModelResponse, ScriptedModel,
+    StopReason, ToolCall, ToolFailureOptions,
 };
 use reticent_tests::transcript::{last_tool_result, offered, tool_results};
 use serde_json::json;
@@ -77,13 +78,24 @@ fn one(call: ToolCall) -> ModelResponse {
     ModelResponse::tool_calls(vec![call])
 }
 
-fn agent(model: &ScriptedModel) -> (Agent, Arc<Payments>) {
+/// Runs `prompt` on `script` with the payments toolbox and the settings `configure` adds.
+async fn run(
+    prompt: &str,
+    script: Vec<ModelResponse>,
+    configure: impl FnOnce(AgentBuilder) -> AgentBuilder,
+) -> (ScriptedModel, Arc<Payments>, AgentResult) {
+    let model = ScriptedModel::new(script);
     let payments = Arc::new(Payments::default());
-    let agent = Agent::builder(model.clone())
-        .toolbox(Arc::clone(&payments))
+    let agent = configure(Agent::builder(model.clone()).toolbox(Arc::clone(&payments)))
         .build()
         .unwrap();
-    (agent, payments)
+    let result = agent.run(prompt).await.unwrap();
+    (model, payments, result)
+}
+
+/// The defaults: nothing to add.
+fn defaults(agent: AgentBuilder) -> AgentBuilder {
+    agent
 }
 
 fn shown(messages: &[Message]) -> Vec<(String, String)> {
@@ -100,40 +112,120 @@ fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-#[tokio::test]
-async fn an_identical_failing_call_is_reported_tersely() {
-    let model = ScriptedModel::new(vec![
-        one(charge("c1", 500)),
-        one(charge("c2", 500)),
-        ModelResponse::text("The card could not be charged."),
-    ]);
-    let (agent, _) = agent(&model);
+/// The request is the last turn: it offers no tools and ends with `note`.
+fn assert_last_turn(request: &ModelRequest, note: &str) {
+    assert!(request.tools.is_empty());
+    assert_eq!(request.messages.last(), Some(&Message::user(note)));
+}
 
-    let result = agent.run("Charge $5").await.unwrap();
+// ---- what the model is shown for repeated calls ------------------------------------------------
 
-    assert_eq!(
-        shown(&result.messages),
-        pairs(&[
-            ("c1", "Tool 'charge_card' failed with GatewayError"),
-            (
-                "c2",
-                "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments"
-            ),
-        ])
-    );
-    // What the model received is the terse line.
+const GATEWAY: &str = "Tool 'charge_card' failed with GatewayError";
+
+const CHARGE_AGAIN_AS_C1: &str =
+    "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments";
+
+/// A run, and what the model was shown for each call.
+struct Repeats {
+    /// What the case shows.
+    name: &'static str,
+    prompt: &'static str,
+    script: Vec<ModelResponse>,
+    options: ToolFailureOptions,
+    /// Call id → the tool result's text, in order.
+    shown: &'static [(&'static str, &'static str)],
+    /// More checks of the model's requests and the run's result.
+    then: fn(&ScriptedModel, &AgentResult),
+}
+
+fn repeats() -> Vec<Repeats> {
+    vec![
+        Repeats {
+            name: "an identical failing call is reported tersely",
+            prompt: "Charge $5",
+            script: vec![
+                one(charge("c1", 500)),
+                one(charge("c2", 500)),
+                ModelResponse::text("The card could not be charged."),
+            ],
+            options: ToolFailureOptions::default(),
+            shown: &[("c1", GATEWAY), ("c2", CHARGE_AGAIN_AS_C1)],
+            then: the_terse_line_reaches_the_model_and_the_caller_keeps_everything,
+        },
+        Repeats {
+            name: "identical calls in one turn are collapsed too",
+            prompt: "Charge $5 twice",
+            script: vec![
+                ModelResponse::tool_calls(vec![charge("c1", 500), charge("c2", 500)]),
+                ModelResponse::text("no"),
+            ],
+            options: ToolFailureOptions::default(),
+            shown: &[("c1", GATEWAY), ("c2", CHARGE_AGAIN_AS_C1)],
+            then: |_, _| {},
+        },
+        Repeats {
+            name: "a call with other arguments gets the full text",
+            prompt: "Charge",
+            script: vec![
+                one(charge("c1", 500)),
+                one(charge("c2", 400)),
+                ModelResponse::text("no"),
+            ],
+            options: ToolFailureOptions::default(),
+            shown: &[("c1", GATEWAY), ("c2", GATEWAY)],
+            then: |_, _| {},
+        },
+        Repeats {
+            name: "the same call failing differently gets the full text",
+            prompt: "Pay INV-7",
+            script: vec![
+                one(ToolCall::new("c1", "pay", json!({"invoice": "INV-7"}))),
+                one(ToolCall::new("c2", "pay", json!({"invoice": "INV-7"}))),
+                one(ToolCall::new("c3", "pay", json!({"invoice": "INV-7"}))),
+                ModelResponse::text("no"),
+            ],
+            options: ToolFailureOptions::default(),
+            shown: &[
+                ("c1", "Tool 'pay' failed with PayError::Gateway"),
+                ("c2", "Tool 'pay' failed with PayError::Declined"),
+                (
+                    "c3",
+                    "Tool 'pay' failed again the same way as call 'c2' with the same arguments",
+                ),
+            ],
+            then: |_, _| {},
+        },
+        Repeats {
+            name: "collapsing can be turned off",
+            prompt: "Charge",
+            script: vec![
+                one(charge("c1", 500)),
+                one(charge("c2", 500)),
+                ModelResponse::text("no"),
+            ],
+            options: ToolFailureOptions {
+                collapse_repeats: false,
+                ..Default::default()
+            },
+            shown: &[("c1", GATEWAY), ("c2", GATEWAY)],
+            then: |_, _| {},
+        },
+    ]
+}
+
+/// What the model received is the terse line; the caller's record is complete for both calls.
+fn the_terse_line_reaches_the_model_and_the_caller_keeps_everything(
+    model: &ScriptedModel,
+    result: &AgentResult,
+) {
     assert_eq!(
         last_tool_result(&model.requests()[2]).content,
-        "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments"
+        CHARGE_AGAIN_AS_C1
     );
-    // The caller's record is complete for both calls.
     let second = &result.tool_failures[1];
     assert_eq!(second.call_id, "c2");
     assert_eq!(second.kind, "GatewayError");
-    assert_eq!(
-        second.shown_to_model,
-        "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments"
-    );
+    assert_eq!(second.shown_to_model, CHARGE_AGAIN_AS_C1);
     assert_eq!(
         second.error.to_string(),
         "gateway returned 503 while charging 500 cents"
@@ -141,50 +233,21 @@ async fn an_identical_failing_call_is_reported_tersely() {
 }
 
 #[tokio::test]
-async fn identical_calls_in_one_turn_are_collapsed_too() {
-    let model = ScriptedModel::new(vec![
-        ModelResponse::tool_calls(vec![charge("c1", 500), charge("c2", 500)]),
-        ModelResponse::text("no"),
-    ]);
-    let (agent, _) = agent(&model);
-
-    let result = agent.run("Charge $5 twice").await.unwrap();
-
-    assert_eq!(
-        shown(&result.messages),
-        pairs(&[
-            ("c1", "Tool 'charge_card' failed with GatewayError"),
-            (
-                "c2",
-                "Tool 'charge_card' failed again the same way as call 'c1' with the same arguments"
-            ),
-        ])
-    );
-}
-
-#[tokio::test]
-async fn a_call_with_other_arguments_gets_the_full_text() {
-    let model = ScriptedModel::new(vec![
-        one(charge("c1", 500)),
-        one(charge("c2", 400)),
-        ModelResponse::text("no"),
-    ]);
-    let (agent, _) = agent(&model);
-
-    let result = agent.run("Charge").await.unwrap();
-
-    assert_eq!(
-        shown(&result.messages),
-        pairs(&[
-            ("c1", "Tool 'charge_card' failed with GatewayError"),
-            ("c2", "Tool 'charge_card' failed with GatewayError"),
-        ])
-    );
+async fn a_repeated_failing_call_is_collapsed_only_when_it_repeats_exactly() {
+    for case in repeats() {
+        let options = case.options;
+        let (model, _, result) = run(case.prompt, case.script, |agent| {
+            agent.failure_options(options)
+        })
+        .await;
+        assert_eq!(shown(&result.messages), pairs(case.shown), "{}", case.name);
+        (case.then)(&model, &result);
+    }
 }
 
 #[tokio::test]
 async fn the_same_arguments_in_another_key_order_are_the_same_call() {
-    let model = ScriptedModel::new(vec![
+    let script = vec![
         one(ToolCall::new(
             "c1",
             "lookup_order",
@@ -196,10 +259,8 @@ async fn the_same_arguments_in_another_key_order_are_the_same_call() {
             json!({"extra": true, "order_id": "ORD-1"}),
         )),
         ModelResponse::text("no"),
-    ]);
-    let (agent, _) = agent(&model);
-
-    let result = agent.run("Look up").await.unwrap();
+    ];
+    let (_, _, result) = run("Look up", script, defaults).await;
 
     let shown = shown(&result.messages);
     assert!(
@@ -214,70 +275,18 @@ async fn the_same_arguments_in_another_key_order_are_the_same_call() {
     );
 }
 
-#[tokio::test]
-async fn the_same_call_failing_differently_gets_the_full_text() {
-    let model = ScriptedModel::new(vec![
-        one(ToolCall::new("c1", "pay", json!({"invoice": "INV-7"}))),
-        one(ToolCall::new("c2", "pay", json!({"invoice": "INV-7"}))),
-        one(ToolCall::new("c3", "pay", json!({"invoice": "INV-7"}))),
-        ModelResponse::text("no"),
-    ]);
-    let (agent, _) = agent(&model);
-
-    let result = agent.run("Pay INV-7").await.unwrap();
-
-    assert_eq!(
-        shown(&result.messages),
-        pairs(&[
-            ("c1", "Tool 'pay' failed with PayError::Gateway"),
-            ("c2", "Tool 'pay' failed with PayError::Declined"),
-            (
-                "c3",
-                "Tool 'pay' failed again the same way as call 'c2' with the same arguments"
-            ),
-        ])
-    );
-}
-
-#[tokio::test]
-async fn collapsing_can_be_turned_off() {
-    let model = ScriptedModel::new(vec![
-        one(charge("c1", 500)),
-        one(charge("c2", 500)),
-        ModelResponse::text("no"),
-    ]);
-    let agent = Agent::builder(model)
-        .toolbox(Arc::new(Payments::default()))
-        .failure_options(ToolFailureOptions {
-            collapse_repeats: false,
-            ..Default::default()
-        })
-        .build()
-        .unwrap();
-
-    let result = agent.run("Charge").await.unwrap();
-
-    assert_eq!(
-        shown(&result.messages),
-        pairs(&[
-            ("c1", "Tool 'charge_card' failed with GatewayError"),
-            ("c2", "Tool 'charge_card' failed with GatewayError"),
-        ])
-    );
-}
+// ---- the failure limit and the turn limit ------------------------------------------------------
 
 #[tokio::test]
 async fn three_failed_calls_in_a_row_leave_one_last_turn_without_tools() {
-    let model = ScriptedModel::new(vec![
+    let script = vec![
         one(charge("c1", 500)),
         one(charge("c2", 400)),
         one(charge("c3", 300)),
         ModelResponse::text("The payment step failed; your card was not charged."),
         ModelResponse::text("never requested"),
-    ]);
-    let (agent, payments) = agent(&model);
-
-    let result = agent.run("Charge").await.unwrap();
+    ];
+    let (model, payments, result) = run("Charge", script, defaults).await;
 
     assert_eq!(result.stop_reason, StopReason::FailureLimit);
     assert_eq!(
@@ -294,11 +303,7 @@ async fn three_failed_calls_in_a_row_leave_one_last_turn_without_tools() {
         assert_eq!(offered(request), ["charge_card", "pay", "lookup_order"]);
     }
     // The last request offers no tools and ends with the note.
-    assert!(requests[3].tools.is_empty());
-    assert_eq!(
-        requests[3].messages.last(),
-        Some(&Message::user(TOOLS_DISABLED_AFTER_3))
-    );
+    assert_last_turn(&requests[3], TOOLS_DISABLED_AFTER_3);
     // The transcript holds the note too, and the final answer.
     let n = result.messages.len();
     assert_eq!(
@@ -313,40 +318,31 @@ async fn three_failed_calls_in_a_row_leave_one_last_turn_without_tools() {
 
 #[tokio::test]
 async fn failed_calls_of_one_turn_count_towards_the_limit() {
-    let model = ScriptedModel::new(vec![
+    let script = vec![
         ModelResponse::tool_calls(vec![
             charge("c1", 500),
             charge("c2", 400),
             charge("c3", 300),
         ]),
         ModelResponse::text("failed"),
-    ]);
-    let (agent, _) = agent(&model);
-
-    let result = agent.run("Charge").await.unwrap();
+    ];
+    let (model, _, result) = run("Charge", script, defaults).await;
 
     assert_eq!(result.stop_reason, StopReason::FailureLimit);
-    let requests = model.requests();
-    assert!(requests[1].tools.is_empty());
-    assert_eq!(
-        requests[1].messages.last(),
-        Some(&Message::user(TOOLS_DISABLED_AFTER_3))
-    );
+    assert_last_turn(&model.requests()[1], TOOLS_DISABLED_AFTER_3);
 }
 
 #[tokio::test]
 async fn a_success_resets_the_count() {
-    let model = ScriptedModel::new(vec![
+    let script = vec![
         one(charge("c1", 500)),
         one(charge("c2", 400)),
         one(lookup("c3")),
         one(charge("c4", 300)),
         one(charge("c5", 200)),
         ModelResponse::text("Charging keeps failing."),
-    ]);
-    let (agent, _) = agent(&model);
-
-    let result = agent.run("Charge").await.unwrap();
+    ];
+    let (model, _, result) = run("Charge", script, defaults).await;
 
     assert_eq!(result.stop_reason, StopReason::Completed);
     assert_eq!(result.output, "Charging keeps failing.");
@@ -356,43 +352,28 @@ async fn a_success_resets_the_count() {
 
 #[tokio::test]
 async fn max_consecutive_failures_sets_the_limit() {
-    let model = ScriptedModel::new(vec![
-        one(charge("c1", 500)),
-        ModelResponse::text("It failed."),
-    ]);
-    let agent = Agent::builder(model.clone())
-        .toolbox(Arc::new(Payments::default()))
-        .max_consecutive_failures(1)
-        .build()
-        .unwrap();
-
-    let result = agent.run("Charge").await.unwrap();
+    let script = vec![one(charge("c1", 500)), ModelResponse::text("It failed.")];
+    let (model, _, result) = run("Charge", script, |agent| agent.max_consecutive_failures(1)).await;
 
     assert_eq!(result.stop_reason, StopReason::FailureLimit);
-    let requests = model.requests();
-    assert!(requests[1].tools.is_empty());
-    assert_eq!(
-        requests[1].messages.last(),
-        Some(&Message::user(
-            "Tools are now disabled for this conversation after 1 tool calls in a row failed. \
-             Do not call tools. Tell the user plainly which step failed and that it could not \
-             be completed."
-        ))
+    assert_last_turn(
+        &model.requests()[1],
+        "Tools are now disabled for this conversation after 1 tool calls in a row failed. \
+         Do not call tools. Tell the user plainly which step failed and that it could not \
+         be completed.",
     );
 }
 
 #[tokio::test]
 async fn tool_calls_in_the_last_turn_are_not_run() {
-    let model = ScriptedModel::new(vec![
+    let script = vec![
         one(charge("c1", 500)),
         one(charge("c2", 400)),
         one(charge("c3", 300)),
         // The model ignores the note.
         one(lookup("c4")).with_text("Let me look it up."),
-    ]);
-    let (agent, payments) = agent(&model);
-
-    let result = agent.run("Charge").await.unwrap();
+    ];
+    let (_, payments, result) = run("Charge", script, defaults).await;
 
     assert_eq!(result.stop_reason, StopReason::FailureLimit);
     assert_eq!(result.output, "Let me look it up.");
@@ -402,19 +383,13 @@ async fn tool_calls_in_the_last_turn_are_not_run() {
 
 #[tokio::test]
 async fn max_turns_leaves_one_last_turn_without_tools() {
-    let model = ScriptedModel::new(vec![
+    let script = vec![
         one(lookup("c1")),
         one(lookup("c2")),
         ModelResponse::text("I found the order but ran out of turns."),
         ModelResponse::text("never requested"),
-    ]);
-    let agent = Agent::builder(model.clone())
-        .toolbox(Arc::new(Payments::default()))
-        .max_turns(3)
-        .build()
-        .unwrap();
-
-    let result = agent.run("Find it").await.unwrap();
+    ];
+    let (model, _, result) = run("Find it", script, |agent| agent.max_turns(3)).await;
 
     assert_eq!(result.stop_reason, StopReason::TurnLimit);
     assert_eq!(result.turns, 3);
@@ -423,28 +398,20 @@ async fn max_turns_leaves_one_last_turn_without_tools() {
     let requests = model.requests();
     assert_eq!(requests.len(), 3);
     assert_eq!(requests[1].tools.len(), 3);
-    assert!(requests[2].tools.is_empty());
-    assert_eq!(
-        requests[2].messages.last(),
-        Some(&Message::user(TURN_LIMIT))
-    );
+    assert_last_turn(&requests[2], TURN_LIMIT);
 }
 
 #[tokio::test]
 async fn the_failure_limit_comes_before_the_turn_limit() {
-    let model = ScriptedModel::new(vec![
+    let script = vec![
         one(charge("c1", 500)),
         one(charge("c2", 400)),
         ModelResponse::text("failed"),
-    ]);
-    let agent = Agent::builder(model.clone())
-        .toolbox(Arc::new(Payments::default()))
-        .max_consecutive_failures(2)
-        .max_turns(3)
-        .build()
-        .unwrap();
-
-    let result = agent.run("Charge").await.unwrap();
+    ];
+    let (model, _, result) = run("Charge", script, |agent| {
+        agent.max_consecutive_failures(2).max_turns(3)
+    })
+    .await;
 
     assert_eq!(result.stop_reason, StopReason::FailureLimit);
     assert!(
@@ -458,11 +425,8 @@ async fn the_failure_limit_comes_before_the_turn_limit() {
 
 #[tokio::test]
 async fn the_default_turn_limit_is_sixteen() {
-    let responses = (1..=20).map(|i| one(lookup(&format!("c{i}")))).collect();
-    let model = ScriptedModel::new(responses);
-    let (agent, _) = agent(&model);
-
-    let result = agent.run("Loop").await.unwrap();
+    let script = (1..=20).map(|i| one(lookup(&format!("c{i}")))).collect();
+    let (model, _, result) = run("Loop", script, defaults).await;
 
     assert_eq!(result.stop_reason, StopReason::TurnLimit);
     assert_eq!(result.turns, 16);
