@@ -9,8 +9,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use reticent::{
-    Agent, AgentError, AgentEvent, CancellationToken, Message, Model, ModelError, ModelRequest,
-    ModelResponse, RunOptions, ScriptedModel, ToolCall, ToolContext, ToolFailureMode,
+    Agent, AgentBuilder, AgentError, AgentEvent, CancellationToken, Message, Model, ModelError,
+    ModelRequest, ModelResponse, RunOptions, ScriptedModel, ToolCall, ToolContext, ToolFailureMode,
     ToolFailureOptions, Usage,
 };
 use serde_json::json;
@@ -64,14 +64,25 @@ impl Warehouse {
     }
 }
 
-/// Cancels `token` once the warehouse tool has started.
-fn cancel_when_started(warehouse: &Arc<Warehouse>, token: &CancellationToken) {
-    let warehouse = Arc::clone(warehouse);
-    let token = token.clone();
+/// An agent on a model that first answers `first` (a call of a warehouse tool), with the
+/// settings `configure` adds, and a token that is cancelled once the tool has started.
+fn cancelled_once_started(
+    first: ModelResponse,
+    configure: impl FnOnce(AgentBuilder) -> AgentBuilder,
+) -> (ScriptedModel, Arc<Warehouse>, Agent, CancellationToken) {
+    let model = ScriptedModel::new(vec![first, ModelResponse::text("never requested")]);
+    let warehouse = Arc::new(Warehouse::default());
+    let agent = configure(Agent::builder(model.clone()).toolbox(Arc::clone(&warehouse)))
+        .build()
+        .unwrap();
+    let token = CancellationToken::new();
+    let started = Arc::clone(&warehouse);
+    let cancel = token.clone();
     tokio::spawn(async move {
-        warehouse.started.notified().await;
-        token.cancel();
+        started.started.notified().await;
+        cancel.cancel();
     });
+    (model, warehouse, agent, token)
 }
 
 /// Runs `agent` on `input` with `token`, which something cancels; the run's error, which must
@@ -86,18 +97,11 @@ async fn run_until_cancelled(agent: &Agent, input: &str, token: CancellationToke
 
 #[tokio::test]
 async fn cancelling_mid_slow_tool_ends_the_run_promptly() {
-    let model = ScriptedModel::new(vec![
+    let (model, warehouse, agent, token) = cancelled_once_started(
         ModelResponse::tool_call("call_1", "count_inventory", json!({}))
             .with_usage(Usage::new(40, 8)),
-        ModelResponse::text("never requested"),
-    ]);
-    let warehouse = Arc::new(Warehouse::default());
-    let agent = Agent::builder(model.clone())
-        .toolbox(Arc::clone(&warehouse))
-        .build()
-        .unwrap();
-    let token = CancellationToken::new();
-    cancel_when_started(&warehouse, &token);
+        |agent| agent,
+    );
 
     let error = run_until_cancelled(&agent, "Count everything", token).await;
 
@@ -138,19 +142,11 @@ async fn cancelling_mid_slow_tool_ends_the_run_promptly() {
 
 #[tokio::test]
 async fn a_tool_that_fails_because_it_was_cancelled_is_not_a_tool_failure() {
-    let model = ScriptedModel::new(vec![
-        ModelResponse::tool_call("call_1", "count_shelf", json!({})),
-        ModelResponse::text("never requested"),
-    ]);
-    let warehouse = Arc::new(Warehouse::default());
     // Even where any failure would end the run.
-    let agent = Agent::builder(model)
-        .toolbox(Arc::clone(&warehouse))
-        .failure_mode(ToolFailureMode::Propagate)
-        .build()
-        .unwrap();
-    let token = CancellationToken::new();
-    cancel_when_started(&warehouse, &token);
+    let (_, _, agent, token) = cancelled_once_started(
+        ModelResponse::tool_call("call_1", "count_shelf", json!({})),
+        |agent| agent.failure_mode(ToolFailureMode::Propagate),
+    );
 
     let error = run_until_cancelled(&agent, "Count shelf 4", token).await;
 
@@ -162,21 +158,15 @@ async fn a_tool_that_fails_because_it_was_cancelled_is_not_a_tool_failure() {
 
 #[tokio::test]
 async fn cancelling_while_a_tool_has_a_timeout_is_still_cancellation() {
-    let model = ScriptedModel::new(vec![
+    let (_, _, agent, token) = cancelled_once_started(
         ModelResponse::tool_call("call_1", "count_inventory", json!({})),
-        ModelResponse::text("never requested"),
-    ]);
-    let warehouse = Arc::new(Warehouse::default());
-    let agent = Agent::builder(model)
-        .toolbox(Arc::clone(&warehouse))
-        .failure_options(ToolFailureOptions {
-            timeout: Some(Duration::from_secs(30)),
-            ..Default::default()
-        })
-        .build()
-        .unwrap();
-    let token = CancellationToken::new();
-    cancel_when_started(&warehouse, &token);
+        |agent| {
+            agent.failure_options(ToolFailureOptions {
+                timeout: Some(Duration::from_secs(30)),
+                ..Default::default()
+            })
+        },
+    );
 
     let error = run_until_cancelled(&agent, "Count everything", token).await;
 
@@ -312,17 +302,10 @@ impl Model for FirstScriptedThenSlow {
 
 #[tokio::test]
 async fn a_cancelled_stream_ends_with_cancelled_and_no_tool_failure() {
-    let model = ScriptedModel::new(vec![
+    let (_, _, agent, token) = cancelled_once_started(
         ModelResponse::tool_call("call_1", "count_shelf", json!({})),
-        ModelResponse::text("never requested"),
-    ]);
-    let warehouse = Arc::new(Warehouse::default());
-    let agent = Agent::builder(model)
-        .toolbox(Arc::clone(&warehouse))
-        .build()
-        .unwrap();
-    let token = CancellationToken::new();
-    cancel_when_started(&warehouse, &token);
+        |agent| agent,
+    );
 
     let events = agent.run_stream_with("Count shelf 4", RunOptions::default().cancellation(token));
     let events: Vec<AgentEvent> = tokio::time::timeout(PROMPTLY, events.collect())
