@@ -25,3 +25,21 @@ pub fn last_tool_result(request: &ModelRequest) -> &ToolResult {
 pub fn offered(request: &ModelRequest) -> Vec<&str> {
     request.tools.iter().map(|t| t.name.as_str()).collect()
 }
+
+/// What the model was shown for each call of a transcript, in order: each tool result's call
+/// id and text.
+pub fn shown(messages: &[Message]) -> Vec<(&str, &str)> {
+    tool_results(messages)
+        .into_iter()
+        .map(|r| (r.call_id.as_str(), r.content.as_str()))
+        .collect()
+}
+
+/// What the model was shown for each call of a transcript, in order: each tool result's call
+/// id, text, and whether it is an error result.
+pub fn shown_with_errors(messages: &[Message]) -> Vec<(&str, &str, bool)> {
+    tool_results(messages)
+        .into_iter()
+        .map(|r| (r.call_id.as_str(), r.content.as_str(), r.is_error))
+        .collect()
+}

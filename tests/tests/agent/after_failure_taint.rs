@@ -11,7 +11,7 @@ use reticent::{
     ScriptedModel, ToolCall, ToolFailureOptions, ToolResult, kinds,
 };
 use reticent_tests::spans::capture_spans;
-use reticent_tests::transcript::tool_results;
+use reticent_tests::transcript::{shown_with_errors, tool_results};
 use serde_json::json;
 
 const REFUSED: &str = "Tool 'transfer_funds' was refused by the rule \
@@ -140,10 +140,7 @@ async fn a_tainted_run_refuses_the_forbidden_tool_without_running_it() {
     assert_eq!(error.tool, "transfer_funds");
     // The model was told, in an error result that names the rule.
     let requests = model.requests();
-    let results = tool_results(&requests[2].messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str(), r.is_error))
-        .collect::<Vec<_>>();
+    let results = shown_with_errors(&requests[2].messages);
     assert_eq!(results[1], ("c2", REFUSED, true));
     // Recorded like any failure: in the ledger as failed and in the counts.
     assert_eq!(result.effects.len(), 1);

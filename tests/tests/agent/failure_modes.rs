@@ -8,7 +8,7 @@ use reticent::{
     Agent, AgentError, ArgumentError, Message, ModelResponse, ScriptedModel, StopReason, ToolCall,
     ToolFailureMode, ToolFailureOptions, ToolResult, Usage,
 };
-use reticent_tests::transcript::{last_tool_result, tool_results};
+use reticent_tests::transcript::{last_tool_result, shown_with_errors, tool_results};
 use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]
@@ -223,10 +223,7 @@ async fn argument_errors_are_shown_in_full_and_other_variants_by_kind() {
     let result = agent.run("Where is my order?").await.unwrap();
 
     let requests = model.requests();
-    let shown: Vec<(&str, &str, bool)> = tool_results(&requests[1].messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str(), r.is_error))
-        .collect();
+    let shown = shown_with_errors(&requests[1].messages);
     assert_eq!(
         shown,
         vec![
@@ -419,10 +416,7 @@ async fn propagate_reports_the_first_failure_of_the_turn_and_records_the_whole_t
     assert_eq!(model.requests().len(), 1);
     // The calls ran concurrently: the charge after the failure took effect, and the caller
     // learns of it; the later failure keeps its full error.
-    let shown: Vec<(&str, &str, bool)> = tool_results(&partial.messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str(), r.is_error))
-        .collect();
+    let shown = shown_with_errors(&partial.messages);
     assert_eq!(
         shown,
         [

@@ -9,7 +9,7 @@ use reticent::{
     Agent, AgentBuilder, AgentResult, Message, ModelRequest, ModelResponse, ScriptedModel,
     StopReason, ToolCall, ToolFailureOptions,
 };
-use reticent_tests::transcript::{last_tool_result, offered, tool_results};
+use reticent_tests::transcript::{last_tool_result, offered, shown, tool_results};
 use serde_json::json;
 
 const TOOLS_DISABLED_AFTER_3: &str = "Tools are now disabled for this conversation after 3 tool \
@@ -96,20 +96,6 @@ async fn run(
 /// The defaults: nothing to add.
 fn defaults(agent: AgentBuilder) -> AgentBuilder {
     agent
-}
-
-fn shown(messages: &[Message]) -> Vec<(String, String)> {
-    tool_results(messages)
-        .into_iter()
-        .map(|r| (r.call_id.clone(), r.content.clone()))
-        .collect()
-}
-
-fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
-    items
-        .iter()
-        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
-        .collect()
 }
 
 /// The request is the last turn: it offers no tools and ends with `note`.
@@ -240,7 +226,7 @@ async fn a_repeated_failing_call_is_collapsed_only_when_it_repeats_exactly() {
             agent.failure_options(options)
         })
         .await;
-        assert_eq!(shown(&result.messages), pairs(case.shown), "{}", case.name);
+        assert_eq!(shown(&result.messages), case.shown, "{}", case.name);
         (case.then)(&model, &result);
     }
 }

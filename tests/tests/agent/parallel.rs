@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reticent::{Agent, ModelResponse, ScriptedModel, ToolCall};
-use reticent_tests::transcript::tool_results;
+use reticent_tests::transcript::{shown, shown_with_errors, tool_results};
 use serde_json::json;
 use tokio::sync::Barrier;
 
@@ -91,10 +91,7 @@ async fn calls_of_one_turn_run_concurrently() {
         .expect("the calls did not run concurrently")
         .unwrap();
 
-    let results: Vec<(&str, &str)> = tool_results(&result.messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str()))
-        .collect();
+    let results = shown(&result.messages);
     assert_eq!(
         results,
         [("c1", "ann met the other"), ("c2", "bob met the other")]
@@ -158,10 +155,7 @@ async fn results_are_in_call_order_whatever_order_the_calls_finish_in() {
     );
 
     let requests = model.requests();
-    let shown: Vec<(&str, &str, bool)> = tool_results(&requests[1].messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str(), r.is_error))
-        .collect();
+    let shown = shown_with_errors(&requests[1].messages);
     assert_eq!(
         shown,
         [

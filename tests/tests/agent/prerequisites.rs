@@ -9,7 +9,7 @@ use reticent::{
     Agent, BuildError, ModelResponse, PrerequisiteNotMet, ScriptedModel, StopReason, ToolCall,
     ToolResult,
 };
-use reticent_tests::transcript::{last_tool_result, tool_results};
+use reticent_tests::transcript::{last_tool_result, shown};
 use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]
@@ -146,10 +146,7 @@ async fn a_failed_prerequisite_never_counts() {
 
     let result = agent(&model, &shop).run("Ship ORD-1042").await.unwrap();
 
-    let shown: Vec<(&str, &str)> = tool_results(&result.messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str()))
-        .collect();
+    let shown = shown(&result.messages);
     assert_eq!(
         shown,
         [
@@ -174,10 +171,7 @@ async fn a_prerequisite_called_in_the_same_turn_has_not_succeeded_earlier() {
 
     let result = agent(&model, &shop).run("Ship ORD-1042").await.unwrap();
 
-    let shown: Vec<(&str, &str)> = tool_results(&result.messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str()))
-        .collect();
+    let shown = shown(&result.messages);
     assert_eq!(
         shown,
         [

@@ -11,7 +11,7 @@ use reticent::{
     ToolFailure, ToolFailureMode, ToolFailureOptions,
 };
 use reticent_tests::spans::{Spans, capture_spans};
-use reticent_tests::transcript::tool_results;
+use reticent_tests::transcript::shown;
 use serde_json::json;
 
 const CANARY: &str = "CANARY-7f3a9c";
@@ -170,10 +170,7 @@ async fn the_secret_reaches_the_caller_and_never_the_model() {
     assert_eq!(result.stop_reason, StopReason::FailureLimit);
 
     // What the model was shown.
-    let shown: Vec<(&str, &str)> = tool_results(&result.messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str()))
-        .collect();
+    let shown = shown(&result.messages);
     assert_eq!(
         shown,
         [
@@ -296,10 +293,7 @@ async fn the_secret_stays_out_when_arguments_arrive_as_text() {
     ]);
     let result = builder(&model).build().unwrap().run("Pay").await.unwrap();
 
-    let shown: Vec<(&str, &str)> = tool_results(&result.messages)
-        .into_iter()
-        .map(|r| (r.call_id.as_str(), r.content.as_str()))
-        .collect();
+    let shown = shown(&result.messages);
     assert_eq!(shown.len(), 5);
     assert_eq!(
         shown[..4],
