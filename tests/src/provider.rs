@@ -6,6 +6,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use reticent::ToolDefinition;
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -241,6 +243,37 @@ fn reason(status: u16) -> &'static str {
         529 => "Overloaded",
         _ => "Status",
     }
+}
+
+/// The two tools the `request_tool_turn.json` fixtures offer, `lookup_order` and
+/// `charge_card`, with the schemas `#[tool]` generates for them.
+pub fn order_tools() -> [ToolDefinition; 2] {
+    let lookup = ToolDefinition {
+        name: "lookup_order".into(),
+        description: "Look up an order by id.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "order_id": {"type": "string", "description": "The order id, like \"ORD-1042\"."},
+                "with_items": {"type": ["boolean", "null"], "description": "Include line items (default false)."}
+            },
+            "required": ["order_id"],
+            "additionalProperties": false
+        }),
+        annotations: Default::default(),
+    };
+    let charge = ToolDefinition {
+        name: "charge_card".into(),
+        description: "Charge the customer's card.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"amount_cents": {"type": "integer", "format": "uint64", "minimum": 0}},
+            "required": ["amount_cents"],
+            "additionalProperties": false
+        }),
+        annotations: Default::default(),
+    };
+    [lookup, charge]
 }
 
 /// Reads a fixture from `tests/fixtures/`.

@@ -5,10 +5,8 @@
 use std::time::{Duration, Instant};
 
 use reticent::providers::anthropic::Anthropic;
-use reticent::{
-    Agent, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition, ToolResult, Usage,
-};
-use reticent_tests::provider::{Reply, TestServer, fixture, fixture_json};
+use reticent::{Agent, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolResult, Usage};
+use reticent_tests::provider::{Reply, TestServer, fixture, fixture_json, order_tools};
 use serde_json::json;
 
 const KEY: &str = "sk-ant-api03-test-9c8b7a6f5e4d";
@@ -36,33 +34,6 @@ fn overloaded() -> Reply {
 async fn request_body_matches_the_messages_shape() {
     let server =
         TestServer::start(vec![Reply::json(fixture("anthropic/response_text.json"))]).await;
-    let tools = vec![
-        ToolDefinition {
-            name: "lookup_order".into(),
-            description: "Look up an order by id.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {
-                    "order_id": {"type": "string", "description": "The order id, like \"ORD-1042\"."},
-                    "with_items": {"type": ["boolean", "null"], "description": "Include line items (default false)."}
-                },
-                "required": ["order_id"],
-                "additionalProperties": false
-            }),
-            annotations: Default::default(),
-        },
-        ToolDefinition {
-            name: "charge_card".into(),
-            description: "Charge the customer's card.".into(),
-            parameters: json!({
-                "type": "object",
-                "properties": {"amount_cents": {"type": "integer", "format": "uint64", "minimum": 0}},
-                "required": ["amount_cents"],
-                "additionalProperties": false
-            }),
-            annotations: Default::default(),
-        },
-    ];
     let request = ModelRequest {
         system: Some("You are a support agent.".into()),
         messages: vec![
@@ -95,7 +66,7 @@ async fn request_body_matches_the_messages_shape() {
                 is_error: true,
             }),
         ],
-        tools,
+        tools: order_tools().to_vec(),
     };
     let model = model(&server).max_tokens(1024);
     assert_eq!(model.schema_dialect(), SchemaDialect::Standard);

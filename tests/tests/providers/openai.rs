@@ -6,10 +6,9 @@ use std::time::{Duration, Instant};
 
 use reticent::providers::openai::OpenAi;
 use reticent::{
-    Agent, AgentError, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolDefinition,
-    ToolResult, Usage,
+    Agent, AgentError, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolResult, Usage,
 };
-use reticent_tests::provider::{Reply, TestServer, fixture, fixture_json};
+use reticent_tests::provider::{Reply, TestServer, fixture, fixture_json, order_tools};
 use serde_json::json;
 
 const KEY: &str = "sk-test-4f9a1c0b8e7d6a5f";
@@ -40,36 +39,11 @@ fn server_error() -> Reply {
 #[tokio::test]
 async fn request_body_matches_the_chat_completions_shape() {
     let server = TestServer::start(vec![Reply::json(fixture("openai/response_text.json"))]).await;
-    let lookup = ToolDefinition {
-        name: "lookup_order".into(),
-        description: "Look up an order by id.".into(),
-        parameters: json!({
-            "type": "object",
-            "properties": {
-                "order_id": {"type": "string", "description": "The order id, like \"ORD-1042\"."},
-                "with_items": {"type": ["boolean", "null"], "description": "Include line items (default false)."}
-            },
-            "required": ["order_id"],
-            "additionalProperties": false
-        }),
-        annotations: Default::default(),
-    };
-    let charge = ToolDefinition {
-        name: "charge_card".into(),
-        description: "Charge the customer's card.".into(),
-        parameters: json!({
-            "type": "object",
-            "properties": {"amount_cents": {"type": "integer", "format": "uint64", "minimum": 0}},
-            "required": ["amount_cents"],
-            "additionalProperties": false
-        }),
-        annotations: Default::default(),
-    };
     let model = model(&server);
     // what the agent does when it is built: convert once, to the model's dialect
     let dialect = model.schema_dialect();
     assert_eq!(dialect, SchemaDialect::OpenAiStrict);
-    let tools = [lookup, charge]
+    let tools = order_tools()
         .iter()
         .map(|d| dialect.convert_definition(d).unwrap())
         .collect();
