@@ -22,7 +22,7 @@ if [[ $# -gt 0 && $1 =~ ^[0-9]+$ ]]; then
 fi
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    targets=(decode_arguments provider_response)
+    targets=(decode_arguments provider_response provider_stream)
 fi
 toolchain="${FUZZ_TOOLCHAIN:-nightly}"
 sanitizer="${FUZZ_SANITIZER:-none}"

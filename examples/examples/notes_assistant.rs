@@ -224,13 +224,23 @@ async fn main() -> Result<(), reticent_examples::Report> {
     };
     let agent = agent(model, notes);
 
-    let mut events = std::pin::pin!(agent.run_stream(QUESTION));
+    let mut events = agent.run_stream(QUESTION);
     let mut outcome = None;
+    // The model's text is printed as it streams in (from a real model, word by word).
+    let mut streaming = false;
     while let Some(event) = events.next().await {
         match event {
+            AgentEvent::TextDelta { turn, text } => {
+                if !streaming {
+                    print!("[turn {turn}] model says: ");
+                    streaming = true;
+                }
+                print!("{text}");
+                let _ = std::io::Write::flush(&mut std::io::stdout());
+            }
             AgentEvent::ModelResponded { turn, response } => {
-                if let Some(text) = &response.text {
-                    println!("[turn {turn}] model says: {text}");
+                if std::mem::take(&mut streaming) {
+                    println!();
                 }
                 for call in &response.tool_calls {
                     println!(

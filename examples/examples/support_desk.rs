@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reticent::{
-    Agent, AgentResult, EffectOutcome, Message, Model, ModelResponse, ScriptedModel, ToolCall,
+    Agent, AgentResult, EffectOutcome, Model, ModelResponse, ScriptedModel, ToolCall,
     ToolFailureOptions, Usage,
 };
 use serde_json::json;
@@ -107,10 +107,7 @@ pub fn agent(model: impl Model, desk: Arc<SupportDesk>) -> Agent {
         .toolbox(desk)
         .require("ship_order", "charge_card")
         .forbid_after_untrusted("issue_refund")
-        .failure_options(ToolFailureOptions {
-            timeout: Some(Duration::from_secs(10)),
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().timeout(Duration::from_secs(10)))
         .build()
         .expect("the support agent's configuration is valid")
 }
@@ -121,35 +118,7 @@ pub const USER_REQUEST: &str =
 
 /// The model side: the conversation exactly as the model saw it.
 pub fn model_side(result: &AgentResult) -> String {
-    let mut out = String::new();
-    for message in &result.messages {
-        match message {
-            Message::User { text } => writeln!(out, "  user      │ {text}"),
-            Message::Assistant { text, tool_calls } => {
-                if let Some(text) = text {
-                    let _ = writeln!(out, "  assistant │ {text}");
-                }
-                for call in tool_calls {
-                    let _ = writeln!(
-                        out,
-                        "  assistant │ calls {}({}) [{}]",
-                        call.name, call.arguments, call.id
-                    );
-                }
-                Ok(())
-            }
-            Message::Tool(result) => {
-                let mark = if result.is_error { "error" } else { "ok" };
-                writeln!(
-                    out,
-                    "  tool      │ [{}] {mark}: {}",
-                    result.call_id, result.content
-                )
-            }
-        }
-        .expect("writing to a String");
-    }
-    out
+    reticent_examples::transcript(&result.messages)
 }
 
 /// The caller side: every failure with its full error.
@@ -253,10 +222,11 @@ async fn main() -> Result<(), reticent_examples::Report> {
     for (i, (request, desk, script)) in conversations.into_iter().enumerate() {
         let desk = Arc::new(desk);
         let result = match &real {
+            // A real model's answer is printed as it streams in.
             Some(model) => {
-                agent(Arc::clone(model), Arc::clone(&desk))
-                    .run(request)
-                    .await?
+                println!("━━ Conversation {} ━━ streaming\n", i + 1);
+                let agent = agent(Arc::clone(model), Arc::clone(&desk));
+                reticent_examples::run_live(&agent, request).await?
             }
             None => {
                 agent(ScriptedModel::new(script), Arc::clone(&desk))

@@ -10,9 +10,12 @@
 //! | `anthropic:claude-sonnet-4-5` | `ANTHROPIC_API_KEY` |
 //! | `ollama:llama3.2` | a local Ollama (`OLLAMA_HOST`, default `http://localhost:11434`) |
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::sync::Arc;
 
-use reticent::Model;
+use futures::StreamExt;
+use reticent::{Agent, AgentError, AgentEvent, AgentResult, Message, Model};
 
 pub mod support_desk;
 
@@ -30,6 +33,78 @@ pub fn model_from_env() -> Result<Option<Arc<dyn Model>>, reticent::providers::C
         None => Ok(None),
         Some(spec) => reticent::providers::from_env_spec(&spec).map(Some),
     }
+}
+
+/// Runs `agent` on `input`, printing the model's text as it streams in (and a line for each
+/// tool call), as a chat interface would; the run's result when it ends.
+pub async fn run_live(agent: &Agent, input: &str) -> Result<AgentResult, AgentError> {
+    let mut events = agent.run_stream(input);
+    let mut stdout = std::io::stdout();
+    let mut line_open = false;
+    while let Some(event) = events.next().await {
+        match event {
+            AgentEvent::TextDelta { text, .. } => {
+                if !line_open {
+                    print!("  model › ");
+                    line_open = true;
+                }
+                print!("{text}");
+                let _ = stdout.flush();
+            }
+            AgentEvent::ToolStarted { call } => {
+                if line_open {
+                    println!();
+                    line_open = false;
+                }
+                println!("  (calling {})", call.name);
+            }
+            AgentEvent::ModelResponded { .. } if line_open => {
+                println!();
+                line_open = false;
+            }
+            AgentEvent::Finished(result) => {
+                if line_open {
+                    println!();
+                }
+                return result;
+            }
+            _ => {}
+        }
+    }
+    unreachable!("run_stream always ends with AgentEvent::Finished")
+}
+
+/// A conversation as the model saw it, one line per text, call and result.
+pub fn transcript(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for message in messages {
+        match message {
+            Message::User { text } => {
+                let _ = writeln!(out, "  user      │ {text}");
+            }
+            Message::Assistant { text, tool_calls } => {
+                if let Some(text) = text {
+                    let _ = writeln!(out, "  assistant │ {text}");
+                }
+                for call in tool_calls {
+                    let _ = writeln!(
+                        out,
+                        "  assistant │ calls {}({}) [{}]",
+                        call.name, call.arguments, call.id
+                    );
+                }
+            }
+            Message::Tool(result) => {
+                let mark = if result.is_error { "error" } else { "ok" };
+                let _ = writeln!(
+                    out,
+                    "  tool      │ [{}] {mark}: {}",
+                    result.call_id, result.content
+                );
+            }
+        }
+    }
+    out
 }
 
 /// An error as `main` reports it: its message and its sources, one line, rather than its

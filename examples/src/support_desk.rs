@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use reticent::Disclose;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// An order as the support desk sees it.
@@ -53,12 +54,21 @@ pub struct Shipment {
     tracking: String,
 }
 
-/// A support ticket.
-#[derive(Debug, Serialize)]
+/// A support ticket. It derives `JsonSchema`, so `open_ticket`'s definition carries an output
+/// schema (MCP clients read it to use the result).
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Ticket {
+    /// The ticket's id, like "TCK-501".
     id: String,
     order_id: String,
     summary: String,
+    /// From 1 (whenever someone has time) to 5 (now).
+    priority: u8,
+}
+
+/// The priority of a ticket the model does not give one.
+fn normal_priority() -> u8 {
+    3
 }
 
 /// The email a customer sent about ORD-2001. It comes from outside the shop, and someone
@@ -182,11 +192,13 @@ impl SupportDesk {
         &self,
         /// The order id.
         order_id: String,
-        /// The destination postcode.
-        postcode: String,
+        /// The destination postcode. The model sends it as `postcode` (the carrier's word),
+        /// also accepted as `zip`.
+        #[serde(rename = "postcode", alias = "zip")]
+        postal_code: String,
     ) -> Result<String, std::io::Error> {
         tokio::time::sleep(self.carrier_latency).await;
-        Ok(format!("{order_id} to {postcode}: 2 business days"))
+        Ok(format!("{order_id} to {postal_code}: 2 business days"))
     }
 
     /// Read the customer's latest email about an order. The text comes from outside the shop:
@@ -218,13 +230,17 @@ impl SupportDesk {
     }
 
     /// Open a ticket so a human follows up on an order.
-    #[tool(idempotent)]
+    #[tool(idempotent, title = "Open a support ticket")]
     fn open_ticket(
         &self,
         /// The order the ticket is about.
         order_id: String,
         /// One sentence for the human who picks it up.
         summary: String,
+        /// How urgent it is, from 1 (whenever someone has time) to 5 (now); 3 if not given.
+        #[serde(default = "normal_priority")]
+        #[schemars(range(min = 1, max = 5))]
+        priority: u8,
     ) -> Ticket {
         let mut tickets = self.tickets.lock().expect("tickets lock");
         tickets.push(order_id.clone());
@@ -232,6 +248,7 @@ impl SupportDesk {
             id: format!("TCK-{}", 500 + tickets.len()),
             order_id,
             summary,
+            priority,
         }
     }
 }

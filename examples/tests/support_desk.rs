@@ -119,3 +119,50 @@ async fn a_timed_out_charge_is_unknown_and_a_planted_refund_is_refused() {
         ledger(&result).contains("untrusted output entered the conversation from call(s): call_2")
     );
 }
+
+#[tokio::test]
+async fn the_desks_definitions_carry_attributes_and_an_output_schema() {
+    use reticent::{Tool, ToolContext, Toolbox};
+    use serde_json::json;
+
+    let tools = Arc::new(SupportDesk::new()).tools();
+    let find = |name: &str| -> Arc<dyn Tool> {
+        tools
+            .iter()
+            .find(|tool| tool.definition().name == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no tool {name}"))
+    };
+    let open_ticket = find("open_ticket");
+    let definition = open_ticket.definition();
+    assert_eq!(definition.title.as_deref(), Some("Open a support ticket"));
+    let priority = &definition.parameters["properties"]["priority"];
+    assert_eq!(
+        (
+            &priority["minimum"],
+            &priority["maximum"],
+            &priority["default"]
+        ),
+        (&json!(1), &json!(5), &json!(3))
+    );
+    assert_eq!(
+        definition.parameters["required"],
+        json!(["order_id", "summary"])
+    );
+    let output = definition.output_schema.as_ref().expect("an output schema");
+    assert_eq!(output["type"], "object");
+    assert_eq!(output["properties"]["priority"]["type"], "integer");
+    let ticket = open_ticket
+        .call(
+            json!({"order_id": "ORD-1042", "summary": "Retry the payment."}),
+            ToolContext::default(),
+        )
+        .await
+        .expect("a ticket");
+    assert_eq!(ticket["priority"], 3);
+
+    // The carrier's word for the parameter is the argument's name; `zip` is read too.
+    let estimate = find("estimate_delivery");
+    let properties = &estimate.definition().parameters["properties"];
+    assert!(properties.get("postcode").is_some() && properties.get("postal_code").is_none());
+}

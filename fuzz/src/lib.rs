@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use reticent::{
-    Agent, AgentResult, Message, Model, ModelError, ModelRequest, ModelResponse, Tool, ToolContext,
-    ToolError,
+    Agent, AgentResult, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, Tool,
+    ToolContext, ToolError,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -239,4 +239,48 @@ fn check_run(result: &AgentResult, calls: &[String], names: &[String]) {
     if !calls.is_empty() {
         assert_eq!(result.output, "done");
     }
+}
+
+/// Checks what a stream yielded, as `Model::stream` promises it: events, then `Completed` or
+/// a short error. Of a completed stream: its text is the text deltas; its calls are the ones
+/// started, in order, with the arguments their deltas spell; and an agent answers them.
+pub fn check_stream(items: Vec<Result<ModelEvent, ModelError>>) {
+    let mut items = items.into_iter();
+    let last = items.next_back().expect("a stream ends with Completed or an error");
+    let mut text = String::new();
+    let mut calls: Vec<(String, String, String)> = Vec::new();
+    for item in items {
+        match item.expect("only the last item may be an error") {
+            ModelEvent::TextDelta(delta) => text.push_str(&delta),
+            ModelEvent::ToolCallStarted { index, id, name } => {
+                assert_eq!(index, calls.len(), "calls start in order");
+                calls.push((id, name, String::new()));
+            }
+            ModelEvent::ToolCallDelta { index, arguments } => {
+                calls[index].2.push_str(&arguments);
+            }
+            other => panic!("{other:?} before the end"),
+        }
+    }
+    let response = match last {
+        Ok(ModelEvent::Completed(response)) => response,
+        Ok(other) => panic!("the stream ends with {other:?}"),
+        Err(error) => {
+            let length = error.message().len();
+            assert!(length < MAX_SHOWN, "the error is {length} bytes long");
+            return;
+        }
+    };
+    assert_eq!(response.text.as_deref().unwrap_or_default(), text);
+    let spelled: Vec<_> = calls.iter().map(|(id, name, _)| (id, name)).collect();
+    let completed: Vec<_> = response.tool_calls.iter().map(|c| (&c.id, &c.name)).collect();
+    assert_eq!(spelled, completed);
+    for ((_, _, raw), call) in calls.iter().zip(&response.tool_calls) {
+        match serde_json::from_str::<Value>(raw) {
+            Ok(parsed) => assert_eq!(call.arguments, parsed),
+            Err(_) if raw.trim().is_empty() => assert_eq!(call.arguments, Value::Object(Default::default())),
+            Err(_) => assert_eq!(call.arguments, Value::String(raw.clone())),
+        }
+    }
+    run_agent(response);
 }

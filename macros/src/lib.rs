@@ -1,18 +1,18 @@
 //! The procedural macros of [reticent](https://docs.rs/reticent): `#[tool]`, `#[tools]` and
 //! `#[derive(Disclose)]`. Use them through the `reticent` crate, which documents them.
 //!
-//! Each macro follows the same three steps: build a model of the input that borrows the
-//! user's tokens (`ast.rs`), check it, collecting every mistake with a span at the offending
-//! tokens (`ctxt.rs`), then expand it (`expand.rs`). When there are mistakes the original item
-//! is still emitted beside the errors, so one mistake does not cascade.
+//! Each macro has a folder (`tool/`, `tools/`, `disclose/`) and follows the same three steps:
+//! parse the input into a model that borrows the user's tokens (`attr.rs`, `ast.rs`), check
+//! it (`valid.rs`), collecting every mistake with a span at the offending tokens (`ctxt.rs`),
+//! then expand it (`expand.rs`). When there are mistakes the original item is still emitted
+//! beside the errors, with stand-ins for what the macro generates (`fallback.rs`), so one
+//! mistake does not cascade. `#[tools]` reuses the phases of `#[tool]` for its methods.
 
 use proc_macro::TokenStream;
 
-mod ast;
-mod attr;
 mod ctxt;
 mod disclose;
-mod expand;
+mod tool;
 mod tools;
 
 /// Turns a function into a tool: the function stays callable as written, and a unit struct
@@ -35,18 +35,75 @@ mod tools;
 /// | option | meaning |
 /// |---|---|
 /// | `name = ".."` | the tool's name (default: the function's), `^[a-zA-Z0-9_-]{1,64}$` |
+/// | `title = ".."` | a human-readable title (`ToolDefinition::title`), for user interfaces such as MCP clients' tool lists |
 /// | `description = ".."` | the description, instead of the doc comment |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | the annotations (MCP hints) |
 /// | `untrusted_output` | the output comes from outside the system and taints the run (`open_world` tools are untrusted unless `untrusted_output = false`) |
+/// | `needs_approval` | the agent stops for a person's approval before running a call of this tool (`Tool::needs_approval`) |
+/// | `output_schema = false` | no output schema in the definition (see below) |
 /// | `timeout = "5s"` | the tool's own time limit (`ms`, `s`, `m`, `h`, e.g. `1m30s`) |
 ///
+/// Each option may be given once; flags take no value or `= true`/`= false`.
+///
+/// # Parameters
+///
+/// The parameters (all but a `ToolContext`) become the fields of a hidden arguments struct
+/// that derives `serde::Deserialize` (the decoder) and `schemars::JsonSchema` (the parameter
+/// schema), with `#[serde(deny_unknown_fields)]`: the schema and the decoder come from one
+/// derive, so they agree, and an argument the tool does not take is refused by both. So
+/// `#[serde(..)]` and `#[schemars(..)]` on a parameter mean what they mean on a struct field:
+///
+/// ```text
+/// #[reticent::tool]
+/// fn search(
+///     /// What to look for.                         <- the description
+///     #[serde(rename = "q", alias = "query")]       <- read as `q` (or `query`)
+///     text: String,
+///     #[serde(default = "ten")]                     <- optional; `ten()` when absent
+///     #[schemars(range(min = 1, max = 50))]         <- `minimum`/`maximum` in the schema
+///     per_page: u32,
+///     #[serde(default, deserialize_with = "duration")]
+///     #[schemars(with = "Option<String>")]          <- the schema of what is sent
+///     wait: Option<Duration>,
+/// ) -> Vec<Hit> { .. }
+/// ```
+///
+/// `Option<T>` parameters and parameters with a `#[serde(default)]` are optional (and `Option`
+/// decodes from null too). `#[schemars]` constraints (`range`, `length`, `regex`) describe the
+/// parameter in the schema, as on a struct field; serde's derive does not check them. Refused,
+/// each with an error at its tokens: two arguments under one name (`rename`, `alias`);
+/// `#[schemars(rename | default | skip | skip_deserializing | flatten)]`, which would change the
+/// schema and not the decoder (write `#[serde(..)]`, which changes both); `#[serde]` and
+/// `#[schemars]` on the `ToolContext` parameter.
+///
+/// Decoding errors the model is shown name the argument, and the path into it where there is
+/// one: ``argument `address.zip`: invalid type: string "x", expected u32``. Errors written by
+/// your own decoding code (`deserialize_with`, `try_from`, a `Deserialize` impl) are argument
+/// errors, shown to the model in full: keep I/O and server state out of a parameter's
+/// decoding, and do the lookups in the tool's body.
+///
+/// # Output schema
+///
+/// When the output type (the `T` of a `Result<T, E>`) implements `schemars::JsonSchema`,
+/// decided when the crate compiles, the definition carries its schema as
+/// `ToolDefinition::output_schema`; a tool that returns nothing has none, and
+/// `output_schema = false` leaves it out. Its root is an object, as MCP requires: an output
+/// whose own schema is not an object (a number, a list, an enum) is wrapped as
+/// `{"type": "object", "properties": {"result": SCHEMA}, "required": ["result"],
+/// "x-reticent-wrap-result": true}`, and an MCP server sends such output as structured content
+/// `{"result": OUTPUT}` (`ToolDefinition::wraps_output`).
+///
 /// Parameters must be `Deserialize + JsonSchema` and own their data; the output must be
-/// `Serialize`; the error type must be `reticent::ArgumentError`, a `#[derive(Disclose)]` type,
-/// or any `std::error::Error + Send + Sync + 'static`. Each rule is checked at compile time,
-/// with the error at your token. Sync functions are tools too.
+/// `Serialize`, and neither a `Result` nor an error type; the error type must be
+/// `reticent::ArgumentError`, `reticent::Failure`, a `#[derive(Disclose)]` type, any
+/// `std::error::Error + Send + Sync + 'static`, or (with `reticent`'s features of those names)
+/// `anyhow::Error` or `eyre::Report`. Whether the function returns a `Result` is decided from
+/// its type, not its spelling: aliases and renamed imports of `Result` are the same `Result`.
+/// Each rule is checked at compile time, with the error at your token (the traits it names are
+/// in `reticent::rules`). Sync functions are tools too.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand::tool(args.into(), input.into()).into()
+    tool::tool(args.into(), input.into()).into()
 }
 
 /// Turns the `#[tool]` methods of an inherent `impl` block into a `reticent::Toolbox`: the
@@ -66,7 +123,10 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// ```
 ///
 /// Tool methods take `&self` (or no receiver); `#[tool]` takes the same options as on a free
-/// function. Tool names must be unique within the block.
+/// function. Tool names must be unique within the block. A type has one `#[tools]` block: it
+/// implements `Toolbox` once, and a second block is refused as a conflicting `Toolbox` impl,
+/// reported at both blocks; put every tool method of the type in one block (other methods
+/// may live in other `impl` blocks).
 #[proc_macro_attribute]
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     tools::tools(args.into(), input.into()).into()
@@ -97,7 +157,28 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `#[disclose(kind = "..")]` | that kind instead of the type's name |
 /// | `#[disclose(transient)]`, `#[disclose(permanent)]` | a fixed retry hint after the kind |
 /// | `#[disclose(fatal)]` | the run ends with `AgentError::ToolFailed`, whatever the failure mode |
+///
+/// What an argument error may hold. Its message is shown to the model in full, so it must be
+/// written from the model's own input. The fields of a `#[disclose(argument)]` variant (or of
+/// a type that is `#[disclose(argument)]` as a whole) are checked at compile time, each with
+/// the error at the field's type:
+///
+/// - no source error: no `#[from]`, `#[source]`, field named `source`, or
+///   `#[error(transparent)]`;
+/// - no field of an error type, whatever it is named and however its type is written (an
+///   alias counts): any `std::error::Error`, `Box<dyn Error>` and `Arc<dyn Error>` with or
+///   without `Send` and `Sync`, and, with `reticent`'s features `anyhow` and `eyre`,
+///   `anyhow::Error` and `eyre::Report`. Its `Display` or `Debug` would put that error's
+///   message (a connection string, a path, SQL) into the model's text;
+/// - no field whose type depends on a type parameter of the error type (`Value(T)`,
+///   `Vec<T>`): the derive cannot check that `T` is never an error type. Use a concrete type
+///   such as `String`; a generic parameter may still be held by a variant that is not an
+///   argument error.
+///
+/// To keep the error that caused an argument error, give it its own variant that is not
+/// `#[disclose(argument)]`, as its source: `Database(#[source] DbError)`. The model then sees
+/// that variant by its kind only, and the caller still has the whole error.
 #[proc_macro_derive(Disclose, attributes(disclose))]
 pub fn derive_disclose(input: TokenStream) -> TokenStream {
-    disclose::derive(syn::parse_macro_input!(input as syn::DeriveInput)).into()
+    disclose::derive(&syn::parse_macro_input!(input as syn::DeriveInput)).into()
 }

@@ -89,7 +89,7 @@ async fn minimal_loop(model: &FixedModel, input: &str) -> String {
         for call in response.tool_calls {
             let output = Add
                 .call(
-                    call.arguments,
+                    call.arguments.into_value(),
                     ToolContext::new(call.id.as_str(), call.name.as_str()),
                 )
                 .await

@@ -7,14 +7,17 @@
 //! cargo bench -p reticent --bench dispatch_ratios
 //! ```
 
-use reticent::ToolContext;
+use reticent::{ArgumentValidator, Tool, ToolContext};
 
 #[path = "support/booking.rs"]
 mod booking;
 #[path = "support/paired.rs"]
 mod paired;
 
-use booking::{args, failure, floor, floor_boxed, floor_text, success, success_text};
+use booking::{
+    Book, BookLimited, args, failure, floor, floor_boxed, floor_text, success, success_limited,
+    success_limited_text, success_text,
+};
 
 fn main() {
     const ROUNDS: usize = 400;
@@ -82,6 +85,71 @@ fn main() {
             ToolContext::default,
             |_cx| floor_text(&text),
             |cx| success(serde_json::from_str(&text).expect("valid"), cx),
+        ),
+    );
+    // What the agent and the MCP server check before a call. `book` has no constraint beyond
+    // its types: no validator, and the tool set holds it as it is.
+    let unchecked = ArgumentValidator::new(&Book.definition().parameters).expect("compiles");
+    assert!(unchecked.is_none(), "`book` has nothing to check");
+    report(
+        "no constraints: checked path / Tool::call",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            inputs,
+            |(a, cx)| success(a, cx),
+            |(a, cx)| {
+                if let Some(validator) = &unchecked {
+                    validator.check(&a).expect("valid");
+                }
+                success(a, cx)
+            },
+        ),
+    );
+    // `book_limited`: the same tool with a range on `nights` and on the zip code, and lengths
+    // on the street and the city.
+    let validator = ArgumentValidator::new(&BookLimited.definition().parameters)
+        .expect("compiles")
+        .expect("`book_limited` has constraints");
+    report(
+        "constraints: check + Tool::call / Tool::call",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            inputs,
+            |(a, cx)| success_limited(a, cx),
+            |(a, cx)| {
+                validator.check(&a).expect("valid");
+                success_limited(a, cx)
+            },
+        ),
+    );
+    report(
+        "constraints: check + Tool::call / floor",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            inputs,
+            |(a, _cx)| floor(a),
+            |(a, cx)| {
+                validator.check(&a).expect("valid");
+                success_limited(a, cx)
+            },
+        ),
+    );
+    // From text, a checked tool's arguments are parsed into a `Value`, checked, and called.
+    report(
+        "constraints, from text: parse + check + call / call_text",
+        paired::compare(
+            ROUNDS,
+            BATCH,
+            ToolContext::default,
+            |cx| success_limited_text(&text, cx),
+            |cx| {
+                let a: serde_json::Value = serde_json::from_str(&text).expect("valid");
+                validator.check(&a).expect("valid");
+                success_limited(a, cx)
+            },
         ),
     );
     report(

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 n="${1:-20000}"
 cargo bench -q -p reticent --bench dispatch_count --no-run
-bin=$(ls -t target/release/deps/dispatch_count-* | grep -v '\.d$' | head -n 1)
+bin=$(ls -t "${CARGO_TARGET_DIR:-target}"/release/deps/dispatch_count-* | grep -v '\.d$' | head -n 1)
 declare -A total
 for mode in inputs floor tool failure floor_text text; do
   out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$mode" "$n" 2>&1)

@@ -68,7 +68,9 @@
 //!
 //! # How failures are classified
 //!
-//! The wrapper `#[tool]` generates decides at compile time, from the error type:
+//! The wrapper `#[tool]` generates decides at compile time, from the error type — from the
+//! type, never from how it is written: `Result<T, E>`, `io::Result<T>`, an alias of `Result`
+//! and a `Result` renamed with `use … as` are the same `Result`, and its `E` is classified:
 //!
 //! | error type | the model sees |
 //! |---|---|
@@ -76,12 +78,33 @@
 //! | [`ArgumentError`] | `Invalid arguments for tool 'NAME': MESSAGE` |
 //! | a [`Disclose`] variant marked `#[disclose(argument)]` | as `ArgumentError`, with its `Display` |
 //! | another [`Disclose`] variant | `Tool 'NAME' failed with Type::Variant` |
+//! | [`Failure::new("Kind", error)`](Failure::new) | `Tool 'NAME' failed with Kind` |
+//! | [`BoxError`] (`Box<dyn Error + Send + Sync>`) | `Tool 'NAME' failed with Error`; give it a kind with `Failure::new("Kind", boxed)` or return a concrete type |
 //! | any other `std::error::Error + Send + Sync + 'static` | `Tool 'NAME' failed with Type` |
+//! | `anyhow::Error`, `eyre::Report` (features `anyhow`, `eyre`) | the first argument error in the chain ([`ArgumentError`], also as a context value; a `#[disclose(argument)]` variant), its own message alone; else the kind of the first [`Failure`], [`ToolError::Failed`] or non-generic `#[derive(Disclose)]` error in the chain; else `Tool 'NAME' failed with Error`. Context strings never reach the model |
 //! | anything else | a compile error that says what to return instead |
+//!
+//! A `Result` is never sent to the model as an output: a `Result` as the output of the tool's
+//! `Result`, or an output that is itself an error type, is a compile error at the return type;
+//! a `Result` deeper in an output (`Vec<Result<T, E>>`, a struct field) is refused when the
+//! output is encoded, as a fatal [`OutputError`] that holds nothing of the value. The rules
+//! a compile error can name are listed in [`rules`].
+//!
+//! With `include_error_message`, the model is also shown the error's message; for `anyhow` and
+//! `eyre`, the message of the error that gave the kind (for `Error`, of the root cause), never
+//! a context string.
 //!
 //! `Type` is the type's own name without its module path (`GatewayError`); a type named
 //! `Error` keeps its parent module (`io::Error`, `reqwest::Error`). `#[disclose(kind = "..")]`
 //! overrides it. Messages shown to the model are cut to a bounded length.
+//!
+//! Arguments that don't decode are the model's to correct, so their message is shown in full —
+//! with the argument's name and the path into it (``argument `address.zip`: ...``). That
+//! includes the messages of your own decoding code: a parameter's `deserialize_with`, a
+//! type's `try_from`, a hand-written `Deserialize`. So a parameter's decoding does no I/O and
+//! reads no server state: a message about a row, a file or a connection would reach the model.
+//! Decode the model's input there, and look things up in the tool's body, where its errors are
+//! classified by type.
 //!
 //! # Where to go next
 //!
@@ -90,8 +113,10 @@
 //!   ledger and the [`Trajectory`]).
 //! - [`ScriptedModel`] and [`ReplayModel`]: offline models for examples and tests.
 //! - [`providers`] (features `openai`, `anthropic`): real models over HTTP.
-//! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules.
-//! - [`render`]: every text the model is shown about a failure.
+//! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules;
+//!   with `mcp-client`, use MCP servers' tools in an agent (`mcp::McpClient`).
+//! - [`Agent::resume`]: runs that stop for a person's approval, or are cut off, go on from a
+//!   serializable [`RunState`]; `restate` (feature `restate`) runs them durably on Restate.
 #![warn(
     missing_docs,
     missing_debug_implementations,
@@ -102,34 +127,40 @@
 #![doc(test(attr(deny(warnings))))]
 
 mod agent;
+mod argument_field;
 mod error;
+#[cfg(feature = "__http")]
+mod http_client;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod model;
 pub mod providers;
-pub mod render;
-mod schema;
-pub mod schema_dialect;
+mod render;
+#[cfg(feature = "restate")]
+pub mod restate;
+pub mod rules;
 mod secret;
 mod tool;
-mod trajectory;
 
 pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, RetryHint, ToolError};
-pub use schema::ParametersSchema;
-pub use schema_dialect::{SchemaDialect, SchemaError};
 pub use secret::Secret;
-pub use tool::{Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
+pub use tool::{
+    ArgumentValidator, EffectOutcome, LogLevel, OutputError, ParametersSchema, Tool,
+    ToolAnnotations, ToolContext, ToolDefinition, ToolFailure, ToolFuture, ToolPanicked,
+    ToolTimedOut, Toolbox, UnknownTool, ValidatorError, kinds,
+};
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, Effect, EffectOutcome,
-    ForbiddenAfterUntrusted, PrerequisiteNotMet, RunOptions, StopReason, ToolFailure,
-    ToolFailureMode, ToolFailureOptions, ToolPanicked, ToolStats, ToolTimedOut, UnknownTool, kinds,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, CallRecord, Decision,
+    Decisions, Effect, ErrorNotKept, ForbiddenAfterUntrusted, ModelStep, NotApproved, NotRunAgain,
+    PendingCall, PendingReason, PrerequisiteNotMet, ResumeError, ResumeRefused, RunOptions,
+    RunState, StepError, StepExecutor, StopReason, ToolFailureMode, ToolFailureOptions, ToolStats,
+    ToolStep, ToolsDisabled,
 };
 pub use model::{
-    Message, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel, ToolCall, ToolResult,
-    Usage,
+    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,
+    SchemaDialect, SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
 };
-pub use trajectory::{ReplayModel, Trajectory};
 
 pub use reticent_macros::{Disclose, tool, tools};
 

@@ -1,19 +1,29 @@
-//! Every text the model is shown about a failure is written here, and nowhere else.
+//! Every text the model is shown about a tool call that did not succeed is written here, and
+//! nowhere else: failures, refusals, argument errors and the notes of a last turn.
 //!
-//! The agent loop, the MCP server and the providers all render failures through these
-//! functions, so the disclosure rules hold the same on every path.
+//! The agent loop, the MCP server and the providers all get their model-visible text from these
+//! functions, so the disclosure rules hold the same on every path. The module is a leaf: it
+//! takes plain values (names, kinds, messages the rules already allow) and imports nothing from
+//! the rest of the crate, so nothing here can reach an error's message by accident.
+//!
+//! It is one file, longer than most, on purpose: every text the model can be shown is here, to
+//! be read and reviewed in one place.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::error::ToolError;
-
 /// The longest message (in bytes) the model is shown for one failure.
-pub const MAX_MESSAGE_LEN: usize = 500;
+pub(crate) const MAX_MESSAGE_LEN: usize = 500;
 
 /// The longest tool name (in bytes) echoed back to the model.
-pub const MAX_NAME_LEN: usize = 64;
+pub(crate) const MAX_NAME_LEN: usize = 64;
+
+/// The hint shown after a transient failure.
+pub(crate) const TRANSIENT_HINT: &str = "transient: retrying later may succeed";
+
+/// The hint shown after a permanent failure.
+pub(crate) const PERMANENT_HINT: &str = "permanent: retrying the same call will not help";
 
 /// `s`, cut to at most `max` bytes (cut marker included) by dropping its middle at character
 /// boundaries; the marker says how many bytes were dropped.
@@ -38,39 +48,35 @@ pub(crate) fn bounded(s: &str, max: usize) -> Cow<'_, str> {
     ))
 }
 
-/// The model-visible text of a tool error; see [`ToolError::model_text`].
-pub(crate) fn tool_error(tool: &str, error: &ToolError, include_error_message: bool) -> String {
-    let tool = bounded(tool, MAX_NAME_LEN);
-    match error {
-        ToolError::Argument(error) => {
-            let mut text = format!(
-                "Invalid arguments for tool '{tool}': {}",
-                bounded(error.message(), MAX_MESSAGE_LEN)
-            );
-            if let Some(hint) = error.hint() {
-                let _ = write!(text, " ({})", hint.text());
-            }
-            text
-        }
-        ToolError::Failed(failure) => {
-            let mut text = format!("Tool '{tool}' failed with {}", failure.kind());
-            if let Some(hint) = failure.hint() {
-                let _ = write!(text, " ({})", hint.text());
-            }
-            if include_error_message {
-                let message = display(&**failure.error());
-                let _ = write!(text, ": {}", bounded(&message, MAX_MESSAGE_LEN));
-            }
-            text
-        }
-    }
+/// A tool name as it may be echoed: cut to the length of a valid name.
+pub(crate) fn name(tool: &str) -> Cow<'_, str> {
+    bounded(tool, MAX_NAME_LEN)
 }
 
-/// `error`'s `Display`, or a note when it panics: a tool's error type is the developer's code,
-/// and formatting it happens outside the tool's own call, where a panic would end the run.
-pub(crate) fn display(error: &(dyn std::error::Error + 'static)) -> String {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| error.to_string()))
-        .unwrap_or_else(|_| "(the error's Display implementation panicked)".to_owned())
+/// An argument error: the model's own mistake, shown in full (cut to length).
+pub(crate) fn argument_error(tool: &str, message: &str, hint: Option<&str>) -> String {
+    let mut text = format!(
+        "Invalid arguments for tool '{}': {}",
+        name(tool),
+        bounded(message, MAX_MESSAGE_LEN)
+    );
+    if let Some(hint) = hint {
+        let _ = write!(text, " ({hint})");
+    }
+    text
+}
+
+/// Any other failure: the tool and the failure's kind, a fixed hint, and the error's message
+/// only when the caller opted in (`message` is `Some` only then).
+pub(crate) fn failure(tool: &str, kind: &str, hint: Option<&str>, message: Option<&str>) -> String {
+    let mut text = format!("Tool '{}' failed with {kind}", name(tool));
+    if let Some(hint) = hint {
+        let _ = write!(text, " ({hint})");
+    }
+    if let Some(message) = message {
+        let _ = write!(text, ": {}", bounded(message, MAX_MESSAGE_LEN));
+    }
+    text
 }
 
 /// A call stopped when its time ran out. The limit is the caller's configuration, not runtime
@@ -78,19 +84,19 @@ pub(crate) fn display(error: &(dyn std::error::Error + 'static)) -> String {
 pub(crate) fn timeout(tool: &str, limit: Duration) -> String {
     format!(
         "Tool '{}' timed out after {} and was stopped; whether it took effect is unknown",
-        bounded(tool, MAX_NAME_LEN),
+        name(tool),
         format_duration(limit)
     )
 }
 
 /// A tool that panicked. The payload goes to the caller only.
 pub(crate) fn panic(tool: &str) -> String {
-    format!("Tool '{}' failed with panic", bounded(tool, MAX_NAME_LEN))
+    format!("Tool '{}' failed with panic", name(tool))
 }
 
 /// A call of a tool that does not exist, listing the ones that do.
 pub(crate) fn unknown_tool(tool: &str, available: &[&str]) -> String {
-    let tool = bounded(tool, MAX_NAME_LEN);
+    let tool = name(tool);
     if available.is_empty() {
         format!("Unknown tool '{tool}': no tools are available")
     } else {
@@ -127,21 +133,89 @@ pub(crate) fn forbidden_after_untrusted(tool: &str) -> String {
 pub(crate) fn failed_again(tool: &str, earlier_call_id: &str) -> String {
     format!(
         "Tool '{}' failed again the same way as call '{}' with the same arguments",
-        bounded(tool, MAX_NAME_LEN),
+        name(tool),
         bounded(earlier_call_id, MAX_NAME_LEN)
     )
 }
 
-/// The arguments were text that could not be read as JSON. Two of the reasons are JSON that
-/// is valid but cannot be read, and are said so: nesting past the parser's limit, and a
-/// number no 64-bit float holds. `serde_json` has no public error codes, so they are told
-/// apart by the start of its message.
-pub(crate) fn invalid_json(error: &serde_json::Error) -> String {
-    let reason = error.to_string();
+/// A call made in a turn that was offered no tools: it is not run.
+pub(crate) fn tools_unavailable(tool: &str) -> String {
+    format!(
+        "Tool '{}' was not run: tools are disabled for the rest of this conversation",
+        name(tool)
+    )
+}
+
+/// A call a person did not approve: it is not run.
+pub(crate) fn not_approved(tool: &str) -> String {
+    format!("Tool '{}' was not approved", name(tool))
+}
+
+/// A call cut off when its run stopped, which the caller chose not to run again.
+pub(crate) fn not_run_again(tool: &str) -> String {
+    format!(
+        "Tool '{}' was interrupted and was not run again; whether it took effect is unknown",
+        name(tool)
+    )
+}
+
+// ---- argument errors ------------------------------------------------------------------------
+//
+// What the decoder tells the model about its arguments. The model wrote them, so they may be
+// echoed (cut to length); nothing else may be.
+
+/// The arguments were not a JSON object.
+pub(crate) fn not_an_object(got: &str) -> String {
+    format!("arguments must be a JSON object, got {got}")
+}
+
+/// The arguments nest deeper than the limit.
+pub(crate) fn nested_too_deep(max_depth: usize) -> String {
+    format!("arguments are nested deeper than {max_depth} levels")
+}
+
+/// A required argument is missing.
+pub(crate) fn missing_argument(name: &str) -> String {
+    format!("missing required argument `{name}`")
+}
+
+/// An argument given twice: under its name and an alias, or two aliases.
+pub(crate) fn duplicate_argument(name: &str) -> String {
+    format!("argument `{name}` is given twice, under two of its names")
+}
+
+/// An argument (or a part of it, at `path`) did not decode; `reason` is the decoder's, which
+/// may echo the value the model sent. Cut so that the whole fits the model's message, keeping
+/// the end of the reason (what was expected).
+pub(crate) fn invalid_argument(path: &str, reason: &str) -> String {
+    let prefix = format!("argument `{}`: ", bounded(path, MAX_NAME_LEN * 2));
+    let budget = MAX_MESSAGE_LEN.saturating_sub(prefix.len());
+    prefix + &bounded(reason, budget)
+}
+
+/// An argument the tool does not take.
+pub(crate) fn unknown_argument(key: &str, expected: &[&str]) -> String {
+    let key = bounded(key, MAX_NAME_LEN);
+    if expected.is_empty() {
+        format!("unknown argument `{key}`; this tool takes no arguments")
+    } else {
+        let list = expected
+            .iter()
+            .map(|name| format!("`{name}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("unknown argument `{key}`; expected one of {list}")
+    }
+}
+
+/// The arguments were text that could not be read as JSON (`reason` is the parser's). Two of
+/// the reasons are JSON that is valid but cannot be read, and are said so: nesting past the
+/// parser's limit, and a number no 64-bit float holds. `serde_json` has no public error codes,
+/// so they are told apart by the start of its message.
+pub(crate) fn invalid_json(reason: &str, max_depth: usize) -> String {
     if reason.starts_with("recursion limit exceeded") {
         format!(
-            "the arguments are nested deeper than {} levels ({reason}); send a flatter JSON object",
-            crate::__private::MAX_DEPTH
+            "the arguments are nested deeper than {max_depth} levels ({reason}); send a flatter JSON object"
         )
     } else if reason.starts_with("number out of range") {
         format!(
@@ -152,6 +226,158 @@ pub(crate) fn invalid_json(error: &serde_json::Error) -> String {
         format!("the arguments are not valid JSON ({reason}); send a JSON object")
     }
 }
+
+// ---- schema constraints ---------------------------------------------------------------------
+//
+// What the model is told when its arguments break a constraint of the schema it was shown. Each
+// message echoes the model's own value (cut to length) and what the schema says, nothing else.
+
+/// How many schema violations an argument error lists.
+const MAX_VIOLATIONS: usize = 3;
+
+/// The longest text (in bytes) of one schema violation in an argument error.
+const MAX_VIOLATION_LEN: usize = 150;
+
+/// The longest echo (in bytes) of a value in a violation.
+const MAX_ECHO_LEN: usize = 64;
+
+/// The message of an argument error for arguments that do not match a tool's schema: each
+/// violation as ``argument `PATH`: WHAT THE SCHEMA ASKS`` (without the argument for the
+/// arguments as a whole), the first few, each cut to a bounded length. At most one more
+/// violation is read, to say that there are more.
+pub(crate) fn schema_violations(violations: impl Iterator<Item = (String, String)>) -> String {
+    let mut text = String::new();
+    for (i, (path, message)) in violations.take(MAX_VIOLATIONS + 1).enumerate() {
+        if i == MAX_VIOLATIONS {
+            text.push_str("; and more");
+            break;
+        }
+        if i > 0 {
+            text.push_str("; ");
+        }
+        let violation = if path.is_empty() {
+            message
+        } else {
+            format!("argument `{}`: {message}", bounded(&path, MAX_NAME_LEN * 2))
+        };
+        text.push_str(&bounded(&violation, MAX_VIOLATION_LEN));
+    }
+    text
+}
+
+/// A value the model sent, as a violation echoes it: JSON, cut to a bounded length.
+fn echo(value: &serde_json::Value) -> String {
+    bounded(&value.to_string(), MAX_ECHO_LEN).into_owned()
+}
+
+/// A number past a bound: `9 is greater than the maximum of 5`.
+pub(crate) fn beyond(
+    value: &serde_json::Value,
+    relation: &str,
+    limit: &serde_json::Value,
+) -> String {
+    format!("{} is {relation} of {}", echo(value), echo(limit))
+}
+
+/// A number that is not a multiple of what the schema asks.
+pub(crate) fn not_a_multiple(value: &serde_json::Value, multiple_of: f64) -> String {
+    format!("{} is not a multiple of {multiple_of}", echo(value))
+}
+
+/// A string shorter or longer than the schema allows.
+pub(crate) fn length(value: &serde_json::Value, comparison: &str, limit: u64) -> String {
+    let unit = if limit == 1 {
+        "character"
+    } else {
+        "characters"
+    };
+    format!("{} is {comparison} than {limit} {unit}", echo(value))
+}
+
+/// A string that does not match the schema's pattern.
+pub(crate) fn no_match(value: &serde_json::Value, pattern: &str) -> String {
+    format!(
+        "{} does not match the pattern {}",
+        echo(value),
+        echo(&serde_json::Value::from(pattern))
+    )
+}
+
+/// A value that is none of the schema's `enum`.
+pub(crate) fn not_one_of(value: &serde_json::Value, options: &serde_json::Value) -> String {
+    format!(
+        "{} is not one of {}",
+        echo(value),
+        bounded(&options.to_string(), MAX_VIOLATION_LEN / 2)
+    )
+}
+
+/// A value that is not the schema's `const`.
+pub(crate) fn not_the_constant(value: &serde_json::Value, expected: &serde_json::Value) -> String {
+    format!("{} is not {}", echo(value), echo(expected))
+}
+
+/// An array or object with too few or too many items or properties.
+pub(crate) fn count(value: &serde_json::Value, what: &str, relation: &str, limit: u64) -> String {
+    let n = match value {
+        serde_json::Value::Array(items) => items.len(),
+        serde_json::Value::Object(map) => map.len(),
+        _ => 0,
+    };
+    let plural = |n: u64| match (what, n) {
+        (_, 1) => what.to_owned(),
+        ("property", _) => "properties".to_owned(),
+        _ => format!("{what}s"),
+    };
+    format!("has {n} {}, {relation} of {limit}", plural(n as u64))
+}
+
+/// An array whose items must be unique and are not.
+pub(crate) fn not_unique() -> String {
+    "has duplicate items; each item must be unique".to_owned()
+}
+
+// ---- MCP servers' tools ---------------------------------------------------------------------
+
+/// What the model is shown in place of content it cannot read as text (an image, audio, a
+/// binary resource from an MCP tool): what it is and its size, never its bytes.
+#[cfg(feature = "mcp-client")]
+pub(crate) fn omitted_content(
+    what: &str,
+    uri: Option<&str>,
+    mime_type: Option<&str>,
+    bytes: usize,
+) -> String {
+    let mut text = format!("[{what} not shown:");
+    if let Some(uri) = uri {
+        let _ = write!(text, " {}", bounded(uri, MAX_URI_LEN));
+    }
+    if let Some(mime_type) = mime_type {
+        let _ = write!(text, " {}", bounded(mime_type, MAX_NAME_LEN));
+    }
+    let _ = write!(text, " {bytes} bytes]");
+    text
+}
+
+/// The longest URI (in bytes) shown for content that is not text.
+#[cfg(feature = "mcp-client")]
+const MAX_URI_LEN: usize = 256;
+
+/// What the model is shown in place of MCP content of a type this version does not know.
+#[cfg(feature = "mcp-client")]
+pub(crate) const UNKNOWN_CONTENT: &str = "[content of a type this client cannot show]";
+
+/// A link to a resource an MCP tool returned, in place of the resource itself.
+#[cfg(feature = "mcp-client")]
+pub(crate) fn resource_link(name: &str, uri: &str) -> String {
+    format!(
+        "[resource link: {} {}]",
+        bounded(name, MAX_NAME_LEN),
+        bounded(uri, MAX_URI_LEN)
+    )
+}
+
+// ---- the last turn --------------------------------------------------------------------------
 
 /// The note for the last turn after too many failures in a row.
 pub(crate) fn tools_disabled(failures: u32) -> String {
@@ -168,8 +394,9 @@ pub(crate) fn turn_limit() -> String {
         .to_owned()
 }
 
-/// A duration as a person writes it: `150ms`, `30s`, `2m`, `1h30m`, `1.5s`.
-pub fn format_duration(d: Duration) -> String {
+/// A duration as a person writes it: `150ms`, `30s`, `2m`, `1h30m`, `1.5s`. The one duration
+/// formatter of the crate: model-visible texts, error messages and logs all use it.
+pub(crate) fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms == 0 {
         return format!("{}µs", d.as_micros());
@@ -196,66 +423,9 @@ pub fn format_duration(d: Duration) -> String {
     out
 }
 
-/// The short name of a type, as the model is shown it.
-///
-/// The module path and generic arguments are dropped (`app::pay::GatewayError<T>` →
-/// `GatewayError`); a type literally named `Error` keeps its nearest parent module that is
-/// not itself called `error` (`std::io::error::Error` → `io::Error`,
-/// `reqwest::error::Error` → `reqwest::Error`). `Box<E>` and `Arc<E>` are named after `E`,
-/// and a trait object after its trait (`Error`).
-pub(crate) fn short_type_name(full: &'static str) -> Cow<'static, str> {
-    // The model is told about the error, not the pointer it is kept in.
-    let mut full = full;
-    while let Some(inner) = ["alloc::boxed::Box<", "alloc::sync::Arc<"]
-        .iter()
-        .find_map(|pointer| full.strip_prefix(pointer)?.strip_suffix('>'))
-    {
-        full = inner;
-    }
-    if full.starts_with("dyn ") {
-        return Cow::Borrowed("Error");
-    }
-    let path = full.split('<').next().unwrap_or(full);
-    let mut segments = path.rsplit("::");
-    let name = segments.next().unwrap_or(path);
-    if name != "Error" {
-        return Cow::Borrowed(name);
-    }
-    match segments.find(|s| !matches!(*s, "error" | "errors" | "err")) {
-        Some(parent) => Cow::Owned(format!("{parent}::Error")),
-        None => Cow::Borrowed(name),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn short_names() {
-        assert_eq!(short_type_name("app::pay::GatewayError"), "GatewayError");
-        assert_eq!(
-            short_type_name("app::pay::Wrapper<alloc::string::String>"),
-            "Wrapper"
-        );
-        assert_eq!(short_type_name("std::io::error::Error"), "io::Error");
-        assert_eq!(short_type_name("reqwest::error::Error"), "reqwest::Error");
-        assert_eq!(short_type_name("core::fmt::Error"), "fmt::Error");
-        assert_eq!(short_type_name("Error"), "Error");
-        assert_eq!(short_type_name("Plain"), "Plain");
-        assert_eq!(
-            short_type_name("alloc::boxed::Box<app::pay::GatewayError>"),
-            "GatewayError"
-        );
-        assert_eq!(
-            short_type_name("alloc::sync::Arc<alloc::boxed::Box<std::io::error::Error>>"),
-            "io::Error"
-        );
-        assert_eq!(
-            short_type_name("alloc::sync::Arc<dyn core::error::Error + core::marker::Send>"),
-            "Error"
-        );
-    }
 
     #[test]
     fn bounded_cuts_the_middle_on_char_boundaries() {
@@ -282,5 +452,17 @@ mod tests {
         assert_eq!(format_duration(Duration::from_secs(5400)), "1h30m");
         assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
         assert_eq!(format_duration(Duration::from_micros(20)), "20µs");
+    }
+
+    #[test]
+    fn invalid_argument_keeps_the_end() {
+        let reason = format!(
+            "invalid type: string \"{}\", expected u32",
+            "x".repeat(2000)
+        );
+        let text = invalid_argument("n", &reason);
+        assert!(text.len() <= MAX_MESSAGE_LEN, "{}", text.len());
+        assert!(text.starts_with("argument `n`: invalid type"), "{text}");
+        assert!(text.ends_with(", expected u32"), "{text}");
     }
 }

@@ -3,10 +3,12 @@
     python check_server.py SERVER_BINARY [--http]
 
 Starts `SERVER_BINARY --test-tools` (over stdio, or with `--http 127.0.0.1:0` and connects to
-the URL it prints), then checks: the tool list with schemas and annotations, a succeeding
-call, argument errors, a failing tool whose error holds a secret (absent from every message the
-client received, present in the server's log), a panicking tool, a timeout, an unknown tool,
-and a cancelled call. Prints one line per check and exits non-zero if any failed.
+the URL it prints), then checks: the tool list with schemas, output schemas, titles and
+annotations, a succeeding call, argument errors, a failing tool whose error holds a secret
+(absent from every message the client received, present in the server's log), a panicking
+tool, a timeout, an unknown tool, a cancelled call, structured output (validated by the SDK
+against the output schema), progress through the SDK's progress callback and log lines through
+its logging callback. Prints one line per check and exits non-zero if any failed.
 
 Run by `tests/tests/mcp/python_client.rs`; needs the virtual environment `.ci/run` creates.
 """
@@ -21,6 +23,7 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable
@@ -49,16 +52,32 @@ DESK_TOOLS = [
     "issue_refund",
     "open_ticket",
 ]
-TEST_TOOLS = ["panic_now", "wait_for_cancel", "cancellations"]
+TEST_TOOLS = [
+    "panic_now",
+    "wait_for_cancel",
+    "cancellations",
+    "block_thread",
+    "count_to",
+    "order_summary",
+    "count_orders",
+]
 HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
 
 
 class Wire:
-    """Every message that crossed the connection, as JSON, in each direction."""
+    """Every message that crossed the connection, as JSON, in each direction, and the log
+    lines the SDK's logging callback was given."""
 
     def __init__(self) -> None:
         self.received: list[dict[str, Any]] = []
         self.sent: list[dict[str, Any]] = []
+        self.logs: list[tuple[str, str | None, Any]] = []
+
+    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.logs.append((params.level, params.logger, params.data))
+
+    def received_with(self, method: str) -> list[dict[str, Any]]:
+        return [m for m in self.received if m.get("method") == method]
 
     @staticmethod
     def dump(message: SessionMessage) -> dict[str, Any]:
@@ -179,7 +198,8 @@ async def exercise(session: ClientSession, wire: Wire, server_log: Callable[[], 
             "charge_card": (False, True, False, True),
             "ship_order": (False, True, False, False),
             "estimate_delivery": (True, False, False, True),
-            "read_customer_email": (True, False, False, False),
+            # untrusted output (it reads email): the client is told it is open-world
+            "read_customer_email": (True, False, False, True),
             "issue_refund": (False, True, False, False),
             "open_ticket": (False, False, True, False),
         }
@@ -190,6 +210,28 @@ async def exercise(session: ClientSession, wire: Wire, server_log: Callable[[], 
         typed = {tool.name: tool for tool in listed.tools}
         expect(typed["charge_card"].annotations.destructive_hint is True, "typed destructive_hint")
         expect(typed["lookup_order"].annotations.read_only_hint is True, "typed read_only_hint")
+        # Structured output: the output schema and the title are listed; the wrap marker is
+        # reticent's own and is not.
+        summary = by_name["order_summary"]
+        expect(summary.get("title") == "Order summary", f"title: {summary}")
+        expect(summary["outputSchema"]["type"] == "object", f"{summary['outputSchema']}")
+        expect(
+            sorted(summary["outputSchema"]["properties"]) == ["items", "order_id", "shipped"],
+            f"{summary['outputSchema']}",
+        )
+        count = by_name["count_orders"]
+        expect(count.get("title") == "Count orders", f"title: {count}")
+        expect(
+            count["outputSchema"]
+            == {
+                "type": "object",
+                "properties": {"result": {"type": "integer", "minimum": 0}},
+                "required": ["result"],
+            },
+            f"{count['outputSchema']}",
+        )
+        expect("x-reticent-wrap-result" not in json.dumps(raw), "the wrap marker is not listed")
+        expect("outputSchema" not in by_name["panic_now"], f"{by_name['panic_now']}")
 
     async def success() -> None:
         result = await call("lookup_order", {"order_id": "ORD-1042"})
@@ -294,6 +336,84 @@ async def exercise(session: ClientSession, wire: Wire, server_log: Callable[[], 
         expect(now["cancelled"] == before["cancelled"] + 1, f"one cancellation: {now}")
         expect(wire.response_to(request["id"]) is None, "no reply to a cancelled request")
 
+    async def structured_output() -> None:
+        # `call_tool` has the SDK validate structuredContent against the listed outputSchema.
+        result = await call("order_summary", {"order_id": "ORD-1042"})
+        expect(not result.is_error, f"not an error: {result!r}")
+        expected = {"order_id": "ORD-1042", "items": 3, "shipped": False}
+        expect(result.structured_content == expected, f"structuredContent: {result!r}")
+        expect(json.loads(only_text(result)) == expected, "the text content is the same JSON")
+        # A non-object output is wrapped as {"result": ...}.
+        result = await call("count_orders", {})
+        expect(result.structured_content == {"result": 3}, f"structuredContent: {result!r}")
+        expect(only_text(result) == "3", only_text(result))
+        # A failure carries no structuredContent.
+        result = await call("order_summary", {"order_id": "ORD-0000"})
+        expect(result.is_error is True, f"isError: {result!r}")
+        response = wire.response_to(wire.sent_calls("order_summary")[-1]["id"])
+        expect(response is not None and "structuredContent" not in response["result"], f"raw: {response}")
+
+    async def progress() -> None:
+        seen: list[tuple[float, float | None, str | None]] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append((progress, total, message))
+
+        before = len(wire.received_with("notifications/progress"))
+        result = await session.call_tool(
+            "count_to", {"n": 4}, read_timeout_seconds=REPLY_WITHIN, progress_callback=on_progress
+        )
+        expect(only_text(result) == "4", only_text(result))
+        expected = [(float(i), 4.0, f"counted {i}") for i in range(1, 5)]
+        expect(seen == expected, f"progress callback: {seen}")
+        request = wire.sent_calls("count_to")[-1]
+        token = request["params"]["_meta"]["progressToken"]
+        notes = wire.received_with("notifications/progress")[before:]
+        expect(len(notes) == 4 and all(n["params"]["progressToken"] == token for n in notes), f"{notes}")
+        # Every notification came before the response.
+        response = wire.response_to(request["id"])
+        expect(wire.received.index(notes[-1]) < wire.received.index(response), "progress before the result")
+        # A call without a progress token gets no progress notifications.
+        before = len(wire.received_with("notifications/progress"))
+        await call("count_to", {"n": 3})
+        expect(len(wire.received_with("notifications/progress")) == before, "no token, no progress")
+
+    async def log_lines() -> None:
+        async def lines_after(count: int, expected: int) -> list[tuple[str, str | None, Any]]:
+            # Notifications are read before the response; give the callback a moment anyway.
+            with anyio.move_on_after(2):
+                while len(wire.logs) < count + expected:
+                    await anyio.sleep(0.02)
+            return wire.logs[count:]
+
+        # A client that did not ask gets no log lines.
+        before = len(wire.received_with("notifications/message"))
+        await call("count_to", {"n": 1})
+        await anyio.sleep(0.2)
+        expect(len(wire.received_with("notifications/message")) == before, "no level set, no log lines")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # logging is deprecated by the 2026-07-28 protocol
+            await session.set_logging_level("warning")
+        count = len(wire.logs)
+        await call("count_to", {"n": 1})
+        lines = await lines_after(count, 2)
+        expect(
+            lines
+            == [
+                ("warning", "count_to", "numbers are infinite; stopped early"),
+                ("error", "count_to", "no error, only a line at the error level"),
+            ],
+            f"at warning and above: {lines}",
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await session.set_logging_level("debug")
+        count = len(wire.logs)
+        await call("count_to", {"n": 2})
+        lines = await lines_after(count, 4)
+        expect([level for level, _, _ in lines] == ["debug", "info", "warning", "error"], f"every level: {lines}")
+        expect(lines[0] == ("debug", "count_to", "counted to 2"), f"{lines[0]}")
+
     async def nothing_withheld_reached_the_client() -> None:
         received = wire.received_text()
         expect(len(wire.received) > 10, f"messages were recorded: {len(wire.received)}")
@@ -310,6 +430,9 @@ async def exercise(session: ClientSession, wire: Wire, server_log: Callable[[], 
     await checks.run("a timeout says how long the tool was given", timeout)
     await checks.run("an unknown tool is a JSON-RPC error", unknown_tool)
     await checks.run("notifications/cancelled stops the tool", cancellation)
+    await checks.run("structured output, validated against the output schema", structured_output)
+    await checks.run("progress reaches the progress callback, only with a token", progress)
+    await checks.run("log lines reach the logging callback at the level set", log_lines)
     await checks.run("no withheld message in anything the client received", nothing_withheld_reached_the_client)
 
 
@@ -319,7 +442,7 @@ async def over_stdio(server: Path, log_path: Path, checks: Checks) -> None:
     with open(log_path, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with tapped(read, write, wire) as (reads, writes):
-                async with ClientSession(reads, writes) as session:
+                async with ClientSession(reads, writes, logging_callback=wire.on_log) as session:
                     with anyio.fail_after(REPLY_WITHIN):
                         init = await session.initialize()
                     expect(init.server_info.name == "support-desk", f"server name: {init.server_info}")
@@ -348,7 +471,7 @@ async def over_http(server: Path, log_path: Path, checks: Checks) -> None:
         wire = Wire()
         async with streamable_http_client(url) as (read, write):
             async with tapped(read, write, wire) as (reads, writes):
-                async with ClientSession(reads, writes) as session:
+                async with ClientSession(reads, writes, logging_callback=wire.on_log) as session:
                     with anyio.fail_after(REPLY_WITHIN):
                         init = await session.initialize()
                     expect(init.server_info.name == "support-desk", f"server name: {init.server_info}")

@@ -1,13 +1,19 @@
 //! The support code of reticent's integration tests: what the test binaries under `tests/`
-//! share. Each module serves one concern:
+//! share, and what they share with the test programs in `src/bin/`. Each module serves one
+//! concern:
 //!
 //! - [`transcript`]: reading the messages of a run and the requests a model received;
-//! - [`spans`]: recording the `tracing` spans a test makes, kept apart from every other test in
-//!   the same process;
-//! - [`mcp`]: an rmcp client connected to a server in memory, and a failure hook that collects;
-//! - [`provider`]: a scripted HTTP/1.1 server on loopback for the providers, and the fixtures;
+//! - [`spans`]: recording the `tracing` spans a test makes, and the events in them, kept apart
+//!   from every other test in the same process;
+//! - [`mcp`]: an rmcp client connected to a server in memory, a failure hook that collects, the
+//!   MCP Python SDK's virtual environment and the `mcp_server` example's binary;
+//! - [`provider`]: a scripted HTTP/1.1 server on loopback for the providers, the fixtures, and
+//!   the streaming scenarios every provider must pass;
 //! - [`leak`]: the failing tools, strategies and checks of the leak property and the canary
-//!   tests.
+//!   tests;
+//! - [`shop`]: the tools of the approval, resume and step-executor tests, which count what they
+//!   did;
+//! - [`restate_desk`]: what the `restate_desk` service and the `restate` tests agree on.
 #![warn(
     missing_docs,
     missing_debug_implementations,
@@ -19,5 +25,19 @@
 pub mod leak;
 pub mod mcp;
 pub mod provider;
+pub mod shop;
 pub mod spans;
 pub mod transcript;
+
+/// What the `restate_desk` service and the `restate` tests that drive it agree on.
+pub mod restate_desk {
+    /// The workflow's name.
+    pub const WORKFLOW: &str = "Desk";
+
+    /// The secret the desk's failing charge carries in its error: never in Restate's journal,
+    /// nor in a run's outcome.
+    pub const CANARY: &str = "CANARY-restate-9d41-postgres://pay:s3cr3t@10.0.0.9/ledger";
+
+    /// While this file exists in the desk's state folder, a transfer does not finish.
+    pub const HOLD_TRANSFER: &str = "hold-transfer";
+}

@@ -1,6 +1,10 @@
 //! Serving tools over MCP in a test: an rmcp client connected to a server over an in-memory
-//! duplex that keeps every byte the client received, and a failure hook that collects. Spans
-//! are recorded with [`capture_spans`](crate::spans::capture_spans).
+//! duplex that keeps every byte the client received, a failure hook that collects, and the
+//! MCP Python SDK's virtual environment ([`python`]). Spans are recorded with
+//! [`capture_spans`](crate::spans::capture_spans).
+
+pub mod example;
+pub mod python;
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -98,4 +102,105 @@ impl Failures {
         assert_eq!(all.len(), 1, "expected one failure: {all:#?}");
         all.into_iter().next().unwrap()
     }
+}
+
+/// Fails if `canary` is anywhere the model could have seen it: the transcript, the trajectory
+/// (as JSON), every request the model was sent, and what each failure showed it.
+pub fn assert_model_never_saw(
+    canary: &str,
+    result: &reticent::AgentResult,
+    model: &reticent::ScriptedModel,
+) {
+    let messages = format!("{:?}", result.messages);
+    assert!(
+        !messages.contains(canary),
+        "the transcript has {canary}: {messages}"
+    );
+    let trajectory = serde_json::to_string(&result.trajectory).expect("a trajectory is JSON");
+    assert!(
+        !trajectory.contains(canary),
+        "the trajectory has {canary}: {trajectory}"
+    );
+    let requests = format!("{:?}", model.requests());
+    assert!(
+        !requests.contains(canary),
+        "a model request has {canary}: {requests}"
+    );
+    for failure in &result.tool_failures {
+        assert!(
+            !failure.shown_to_model.contains(canary),
+            "the model was shown {canary}: {failure:#?}"
+        );
+    }
+}
+
+/// Whether the process `pid` has ended: it is gone, or a zombie (exited, not yet reaped).
+/// Reads `/proc`, so only on Linux; check that a live process reads as running first.
+pub fn process_ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // `PID (COMM) STATE ...`; COMM can hold spaces and parentheses.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+/// Waits up to `limit` for the process `pid` to end; whether it did.
+pub async fn wait_until_ended(pid: u32, limit: std::time::Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    while !process_ended(pid) {
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    true
+}
+
+/// The tool named `name` among `tools`.
+pub fn find_tool(tools: &[Arc<dyn reticent::Tool>], name: &str) -> Arc<dyn reticent::Tool> {
+    tools
+        .iter()
+        .find(|t| t.definition().name == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+        .clone()
+}
+
+/// Calls the tool named `name` outside any agent.
+pub async fn call_tool(
+    tools: &[Arc<dyn reticent::Tool>],
+    name: &str,
+    arguments: serde_json::Value,
+) -> Result<serde_json::Value, reticent::ToolError> {
+    find_tool(tools, name)
+        .call(arguments, reticent::ToolContext::default())
+        .await
+}
+
+/// Runs an agent on a `ScriptedModel` with `responses` and `tools`, built as `configure`
+/// says; the run's result and the model, which records its requests.
+pub async fn run_agent(
+    responses: Vec<reticent::ModelResponse>,
+    tools: Vec<Arc<dyn reticent::Tool>>,
+    configure: impl FnOnce(reticent::AgentBuilder) -> reticent::AgentBuilder,
+) -> (reticent::AgentResult, reticent::ScriptedModel) {
+    let model = reticent::ScriptedModel::new(responses);
+    let agent = configure(reticent::Agent::builder(model.clone()).tools(tools))
+        .build()
+        .expect("the agent builds");
+    let result = agent.run("go").await.expect("the run completes");
+    (result, model)
+}
+
+/// What the model was shown for each tool call of a run, in order.
+pub fn shown(result: &reticent::AgentResult) -> Vec<&str> {
+    result
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            reticent::Message::Tool(r) => Some(r.content.as_str()),
+            _ => None,
+        })
+        .collect()
 }

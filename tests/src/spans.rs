@@ -1,4 +1,4 @@
-//! Recording the spans a test makes, in a process that runs many tests at once.
+//! Recording the spans a test makes, and the events in them, in a process that runs many tests at once.
 //!
 //! One global subscriber serves the whole test binary: a per-test default subscriber
 //! (`tracing::subscriber::set_default`) would race with other tests over tracing's global cache
@@ -46,10 +46,30 @@ impl SpanRecord {
     }
 }
 
-/// The spans recorded for one test by [`capture_spans`].
+/// One event as the capture saw it: the span it happened in, its level and its fields (the
+/// message is the field `message`).
+#[derive(Clone, Debug)]
+pub struct EventRecord {
+    /// The `seq` of the span it happened in.
+    pub span: Option<usize>,
+    /// The event's level.
+    pub level: tracing::Level,
+    /// Every field of the event, by name, as text.
+    pub fields: BTreeMap<String, String>,
+}
+
+impl EventRecord {
+    /// The field's recorded value; `None` when the event has no such field.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.get(name).map(String::as_str)
+    }
+}
+
+/// The spans, and the events in them, recorded for one test by [`capture_spans`].
 #[derive(Clone, Debug, Default)]
 pub struct Spans {
     recorded: Arc<Mutex<Vec<SpanRecord>>>,
+    events: Arc<Mutex<Vec<EventRecord>>>,
 }
 
 impl Spans {
@@ -83,6 +103,17 @@ impl Spans {
             "expected one span of call {call_id}: {spans:#?}"
         );
         spans.into_iter().next().unwrap()
+    }
+
+    /// The events that happened in `span`, in order.
+    pub fn events_in(&self, span: &SpanRecord) -> Vec<EventRecord> {
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| e.span == Some(span.seq))
+            .cloned()
+            .collect()
     }
 
     /// The name of the span's parent.
@@ -169,6 +200,28 @@ where
         };
         let mut recorded = owner.spans.recorded.lock().unwrap();
         values.record(&mut FieldText(&mut recorded[owner.seq].fields));
+    }
+
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
+        let owner = ctx.event_span(event).and_then(|span| {
+            let extensions = span.extensions();
+            let owner = extensions.get::<Owner>()?;
+            Some((owner.spans.clone(), owner.seq))
+        });
+        let (spans, span) = match owner {
+            Some((spans, seq)) => (spans, Some(seq)),
+            None => match CURRENT.with(|c| c.borrow().clone()) {
+                Some(spans) => (spans, None),
+                None => return,
+            },
+        };
+        let mut fields = BTreeMap::new();
+        event.record(&mut FieldText(&mut fields));
+        spans.events.lock().unwrap().push(EventRecord {
+            span,
+            level: *event.metadata().level(),
+            fields,
+        });
     }
 }
 

@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 /// An order.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Order {
     /// Its id.
     pub id: String,
@@ -119,11 +119,14 @@ pub enum LedgerError {
 
 /// A generic error.
 #[derive(Debug, thiserror::Error, Disclose)]
-pub enum LookupError<K: std::fmt::Debug> {
+pub enum LookupError<E> {
     /// The model's fault.
     #[error("no record {0}")]
     #[disclose(argument)]
-    NotFound(K),
+    NotFound(u32),
+    /// Not the model's fault.
+    #[error("backend failed")]
+    Backend(#[source] E),
 }
 
 /// A struct error.
@@ -244,7 +247,7 @@ pub fn io(code: u8) -> std::io::Result<u8> {
 
 /// A generic `Disclose` error.
 #[reticent::tool]
-pub fn generic_error(id: u32) -> Result<u32, LookupError<u32>> {
+pub fn generic_error(id: u32) -> Result<u32, LookupError<std::io::Error>> {
     Err(LookupError::NotFound(id))
 }
 
@@ -276,6 +279,39 @@ pub(crate) fn crate_visible() -> u8 {
     1
 }
 
+fn default_page_size() -> u32 {
+    20
+}
+
+/// Parameters with `#[serde]` and `#[schemars]` attributes, a title, an approval and an output
+/// schema.
+#[reticent::tool(title = "Search orders", needs_approval)]
+pub fn search_orders(
+    /// What to look for.
+    #[serde(rename = "q", alias = "query")]
+    #[schemars(length(min = 1, max = 100))]
+    text: String,
+    /// Results per page.
+    #[serde(default = "default_page_size")]
+    #[schemars(range(min = 1, max = 50))]
+    per_page: u32,
+    #[serde(default)]
+    #[schemars(description = "The page.", example = 0, extend("x-ui" = "pager"))]
+    page: u32,
+) -> Vec<Order> {
+    drop((text, per_page, page));
+    Vec::new()
+}
+
+/// No output schema.
+#[reticent::tool(output_schema = false)]
+pub fn unschematized() -> Order {
+    Order {
+        id: String::new(),
+        lines: Vec::new(),
+    }
+}
+
 /// A toolbox.
 #[derive(Debug, Default)]
 pub struct Shop {
@@ -301,6 +337,19 @@ impl Shop {
     #[tool]
     pub fn version() -> &'static str {
         "1"
+    }
+
+    /// With attributes.
+    #[tool(title = "List shipped orders")]
+    pub fn list(
+        &self,
+        #[serde(default = "Self::page_size", rename = "size")] page_size: u64,
+    ) -> u64 {
+        page_size.min(self.shipped())
+    }
+
+    fn page_size() -> u64 {
+        10
     }
 
     /// Not a tool.
@@ -342,6 +391,13 @@ fn tools_work_under_strict_lints() {
     assert!(!OrderError::Archived.is_fatal());
     assert!(LedgerError::Closed.is_fatal());
     assert_eq!(LedgerError::Closed.retry_hint(), Some(RetryHint::Permanent));
+    assert!(SearchOrders.needs_approval());
+    assert_eq!(
+        SearchOrders.definition().parameters["properties"]["per_page"]["maximum"],
+        50
+    );
+    assert!(SearchOrders.definition().output_schema.is_some());
+    assert!(Unschematized.definition().output_schema.is_none());
     assert!(ReadInbox.untrusted_output());
     assert!(!SendEmail.untrusted_output());
     let err = block_on(SendEmail.call(json!({"to": ""}), ToolContext::default()))
@@ -350,7 +406,7 @@ fn tools_work_under_strict_lints() {
 
     let tools = Arc::new(Shop::default()).tools();
     let names: Vec<&str> = tools.iter().map(|t| t.definition().name.as_str()).collect();
-    assert_eq!(names, ["ship", "shipped-count", "version"]);
+    assert_eq!(names, ["ship", "shipped-count", "version", "list"]);
     let out = block_on(tools[2].call(json!({}), ToolContext::default()));
     assert_eq!(out.expect("the call succeeds"), json!("1"));
 }

@@ -1,5 +1,6 @@
 //! The tool both dispatch benchmarks measure, and the hand-written floor it is measured
-//! against: a string, an integer and an optional nested struct.
+//! against: a string, an integer and an optional nested struct; and the same tool with
+//! constraints in its schema (`book_limited`), which the agent checks before each call.
 #![allow(dead_code)]
 
 use futures::FutureExt;
@@ -93,7 +94,7 @@ pub fn args() -> Value {
 }
 
 /// The output of a future that is ready when made, as every path measured returns.
-pub fn ready<T>(future: BoxFuture<'_, T>) -> T {
+pub fn ready<T>(future: impl std::future::Future<Output = T>) -> T {
     future.now_or_never().expect("ready")
 }
 
@@ -105,6 +106,47 @@ pub fn success_text(text: &str, cx: ToolContext) -> Value {
     ready(Book.call_text(text, cx)).expect("ok")
 }
 
+/// How many nights: 1 to 30.
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct Nights(#[schemars(range(min = 1, max = 30))] pub u32);
+
+/// An address whose parts carry constraints.
+#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+pub struct LimitedAddress {
+    #[schemars(length(min = 1, max = 80))]
+    pub street: String,
+    #[schemars(length(min = 1, max = 40))]
+    pub city: String,
+    #[schemars(range(min = 501, max = 99_950))]
+    pub zip: u32,
+}
+
+/// Book a room, with limits on what is asked.
+#[reticent::tool]
+pub fn book_limited(
+    /// The guest's name.
+    guest: String,
+    /// How many nights.
+    nights: Nights,
+    /// Where to send the invoice.
+    address: Option<LimitedAddress>,
+) -> Booking {
+    let address = address.map(|a| Address {
+        street: a.street,
+        city: a.city,
+        zip: a.zip,
+    });
+    book_impl(guest, nights.0, address)
+}
+
+pub fn success_limited(args: Value, cx: ToolContext) -> Value {
+    ready(BookLimited.call(args, cx)).expect("ok")
+}
+
+pub fn success_limited_text(text: &str, cx: ToolContext) -> Value {
+    ready(BookLimited.call_text(text, cx)).expect("ok")
+}
+
 pub fn failure(args: Value, cx: ToolContext) -> String {
     let err = ready(BookFailing.call(args, cx)).expect_err("fails");
     err.model_text("book_failing", false)
@@ -112,5 +154,6 @@ pub fn failure(args: Value, cx: ToolContext) -> String {
 
 /// The floor's output, returned as `Tool::call` returns its output.
 pub fn floor_boxed(args: Value) -> Value {
-    ready(Box::pin(std::future::ready(floor(args))))
+    let boxed: BoxFuture<'_, Value> = Box::pin(std::future::ready(floor(args)));
+    ready(boxed)
 }

@@ -1,52 +1,12 @@
 //! [`AgentBuilder`]: tools, policies and limits, checked together by [`AgentBuilder::build`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::agent::{Agent, Inner};
+use super::approval::{ApprovalRule, ApprovalRules};
+use super::gates::Rules;
+use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
 use crate::model::Model;
-use crate::tool::{Tool, ToolDefinition, Toolbox};
-
-/// What the run does when a tool call fails.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ToolFailureMode {
-    /// The failure becomes an error tool result the model can act on, and the run goes on.
-    #[default]
-    ReportToModel,
-    /// The first failure ends the run with [`AgentError::ToolFailed`](crate::AgentError::ToolFailed).
-    ///
-    /// The model is not called again. The other calls of the same turn, which ran concurrently,
-    /// are recorded like the rest of the run: their results in the partial transcript, their
-    /// failures beside this one.
-    Propagate,
-}
-
-/// How tool failures are shown to the model, and how long tools may run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolFailureOptions {
-    /// Show the model the failure's message after its kind
-    /// (`Tool 'NAME' failed with Type: MESSAGE`). Off by default: messages carry connection
-    /// strings, paths and data. Argument errors are always shown in full.
-    pub include_error_message: bool,
-    /// How long any one tool call may run; a tool's own `#[tool(timeout = ..)]` applies when
-    /// it is shorter. `None`: no limit beyond the tool's own.
-    pub timeout: Option<Duration>,
-    /// Report a call that repeats an earlier failed call exactly, and fails the same way, as a
-    /// short "failed again" line instead of the full text. On by default.
-    pub collapse_repeats: bool,
-}
-
-impl Default for ToolFailureOptions {
-    fn default() -> Self {
-        Self {
-            include_error_message: false,
-            timeout: None,
-            collapse_repeats: true,
-        }
-    }
-}
+use crate::tool::{Tool, ToolSet, ToolSetError, Toolbox};
 
 /// Why [`AgentBuilder::build`] refused the configuration.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -69,6 +29,16 @@ pub enum BuildError {
     InvalidSchema {
         /// The tool's name.
         name: String,
+    },
+    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
+    /// (see [`ArgumentValidator`](crate::ArgumentValidator)): a `pattern` that is not a regular
+    /// expression, a `$ref` to nothing.
+    #[error("the parameters of tool `{name}` cannot be checked against their schema: {reason}")]
+    UncheckableSchema {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with the schema.
+        reason: String,
     },
     /// A rule names a tool that is not registered.
     #[error(
@@ -121,6 +91,7 @@ pub struct AgentBuilder {
     max_parallel_tools: usize,
     requirements: Vec<(String, String)>,
     forbidden_after_untrusted: Vec<String>,
+    approval_rules: Vec<ApprovalRule>,
     record_content: bool,
 }
 
@@ -143,6 +114,7 @@ impl std::fmt::Debug for AgentBuilder {
             .field("max_parallel_tools", &self.max_parallel_tools)
             .field("requirements", &self.requirements)
             .field("forbidden_after_untrusted", &self.forbidden_after_untrusted)
+            .field("approval_rules", &self.approval_rules)
             .field("record_content", &self.record_content)
             .finish_non_exhaustive()
     }
@@ -161,6 +133,7 @@ impl AgentBuilder {
             max_parallel_tools: 8,
             requirements: Vec::new(),
             forbidden_after_untrusted: Vec::new(),
+            approval_rules: Vec::new(),
             record_content: false,
         }
     }
@@ -186,6 +159,13 @@ impl AgentBuilder {
     /// Adds every tool of a toolbox, such as a type with a `#[tools]` impl block.
     pub fn toolbox<T: Toolbox>(mut self, toolbox: Arc<T>) -> Self {
         self.tools.extend(toolbox.tools());
+        self
+    }
+
+    /// Adds shared tools, such as an MCP server's (`.tools(client.tools().await?)` with
+    /// `reticent::mcp::McpClient`).
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        self.tools.extend(tools);
         self
     }
 
@@ -241,6 +221,55 @@ impl AgentBuilder {
         self
     }
 
+    /// Asks a person to approve every call of `tool` before it runs, as
+    /// `#[tool(needs_approval)]` does for a tool of its own.
+    ///
+    /// When the model calls it, the run stops with
+    /// [`StopReason::AwaitingApproval`](crate::StopReason::AwaitingApproval) before any call of
+    /// that turn runs (the calls of one turn run together, so a person decides before anything
+    /// of the turn has happened); [`AgentResult::pending`](crate::AgentResult::pending) lists
+    /// the calls, and [`Agent::resume`](crate::Agent::resume) goes on with the decisions. A
+    /// rejected call is not run: the model is told `Tool 'NAME' was not approved`, and the
+    /// refusal is recorded like any other and never satisfies a [`require`](Self::require).
+    /// A call another rule refuses anyway is refused without asking.
+    pub fn require_approval(mut self, tool: impl Into<String>) -> Self {
+        self.approval_rules.push(ApprovalRule::Always(tool.into()));
+        self
+    }
+
+    /// Asks a person to approve the calls of `tool` whose arguments `predicate` picks, as
+    /// [`require_approval`](Self::require_approval) does for all of them:
+    ///
+    /// ```
+    /// # use reticent::{Agent, ScriptedModel};
+    /// /// Refund part of an order.
+    /// #[reticent::tool]
+    /// fn issue_refund(order_id: String, amount_cents: u64) -> String {
+    ///     format!("refunded {amount_cents} on {order_id}")
+    /// }
+    ///
+    /// let agent = Agent::builder(ScriptedModel::new(vec![]))
+    ///     .tool(IssueRefund)
+    ///     .require_approval_if("issue_refund", |args| {
+    ///         args["amount_cents"].as_u64() > Some(10_000)
+    ///     })
+    ///     .build()?;
+    /// assert_eq!(agent.definitions()[0].name, "issue_refund");
+    /// # Ok::<(), reticent::BuildError>(())
+    /// ```
+    ///
+    /// The predicate sees the arguments as the model sent them (parsed, when a provider handed
+    /// them over as text). One that panics asks for approval.
+    pub fn require_approval_if(
+        mut self,
+        tool: impl Into<String>,
+        predicate: impl Fn(&serde_json::Value) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.approval_rules
+            .push(ApprovalRule::If(tool.into(), Arc::new(predicate)));
+        self
+    }
+
     /// Records tool arguments and results on the `execute_tool` spans. Off by default: they
     /// can hold personal data.
     pub fn record_content(mut self, record: bool) -> Self {
@@ -265,90 +294,42 @@ impl AgentBuilder {
                 setting: "max_parallel_tools",
             });
         }
-        let dialect = self.model.schema_dialect();
-        let index = index_tools(&self.tools)?;
-        let mut definitions: Vec<ToolDefinition> = Vec::with_capacity(self.tools.len());
-        for tool in &self.tools {
-            let definition = tool.definition();
-            // converted once here, so a schema the model cannot take is refused now
-            let converted = dialect.convert_definition(definition).map_err(|error| {
-                BuildError::UnsupportedSchema {
-                    tool: definition.name.clone(),
-                    reason: error.to_string(),
-                }
+        let mut tools = ToolSet::new(self.tools).map_err(BuildError::from)?;
+        // converted once here, so a schema the model cannot take is refused now
+        let definitions = tools
+            .convert(self.model.schema_dialect())
+            .map_err(|(tool, error)| BuildError::UnsupportedSchema {
+                tool,
+                reason: error.to_string(),
             })?;
-            definitions.push(converted);
-        }
-        let known = || definitions.iter().map(|d| d.name.clone()).collect();
-        let mut requirements: HashMap<String, Vec<String>> = HashMap::new();
-        for (tool, prerequisite) in self.requirements {
-            for name in [&tool, &prerequisite] {
-                if !index.contains_key(name.as_str()) {
-                    return Err(BuildError::UnknownTool {
-                        name: name.clone(),
-                        rule: format!("require({tool:?}, {prerequisite:?})"),
-                        known: known(),
-                    });
-                }
-            }
-            let entry = requirements.entry(tool).or_default();
-            if !entry.contains(&prerequisite) {
-                entry.push(prerequisite);
-            }
-        }
-        for tool in &self.forbidden_after_untrusted {
-            if !index.contains_key(tool.as_str()) {
-                return Err(BuildError::UnknownTool {
-                    name: tool.clone(),
-                    rule: format!("forbid_after_untrusted({tool:?})"),
-                    known: known(),
-                });
-            }
-        }
+        let rules = Rules::new(self.requirements, self.forbidden_after_untrusted, &tools)?;
+        let approvals = ApprovalRules::new(self.approval_rules, &tools)?;
         Ok(Agent {
             inner: Arc::new(Inner {
                 model: self.model,
                 system: self.system,
-                tools: self.tools,
-                index,
+                tools,
                 definitions,
                 failure_mode: self.failure_mode,
                 failure_options: self.failure_options,
                 max_consecutive_failures: self.max_consecutive_failures,
                 max_turns: self.max_turns,
                 max_parallel_tools: self.max_parallel_tools,
-                requirements,
-                forbidden_after_untrusted: self.forbidden_after_untrusted.into_iter().collect(),
+                rules,
+                approvals,
                 record_content: self.record_content,
             }),
         })
     }
 }
 
-/// Checks a set of tools the way every consumer needs them (a valid name, an object schema,
-/// no name twice) and indexes them by name.
-pub(crate) fn index_tools(tools: &[Arc<dyn Tool>]) -> Result<HashMap<Arc<str>, usize>, BuildError> {
-    let mut index = HashMap::with_capacity(tools.len());
-    for (i, tool) in tools.iter().enumerate() {
-        let definition = tool.definition();
-        if !crate::__private::is_valid_tool_name(&definition.name) {
-            return Err(BuildError::InvalidToolName {
-                name: definition.name.clone(),
-            });
-        }
-        if definition.parameters.get("type") != Some(&serde_json::Value::from("object")) {
-            return Err(BuildError::InvalidSchema {
-                name: definition.name.clone(),
-            });
-        }
-        if index
-            .insert(Arc::from(definition.name.as_str()), i)
-            .is_some()
-        {
-            return Err(BuildError::DuplicateTool {
-                name: definition.name.clone(),
-            });
+impl From<ToolSetError> for BuildError {
+    fn from(error: ToolSetError) -> Self {
+        match error {
+            ToolSetError::Duplicate(name) => Self::DuplicateTool { name },
+            ToolSetError::InvalidName(name) => Self::InvalidToolName { name },
+            ToolSetError::NotAnObjectSchema(name) => Self::InvalidSchema { name },
+            ToolSetError::Uncheckable { name, reason } => Self::UncheckableSchema { name, reason },
         }
     }
-    Ok(index)
 }

@@ -1,32 +1,62 @@
 //! The agent loop: talk to a model, run its tool calls, apply the failure policy, and give the
 //! caller the full record.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `mod.rs` | [`Agent`] and its ways to run |
+//! | `builder.rs` | [`AgentBuilder`], [`BuildError`] |
+//! | `policy.rs` | [`ToolFailureMode`], [`ToolFailureOptions`] |
+//! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`] |
+//! | `event.rs` | [`AgentEvent`] |
+//! | `run.rs` | the loop: one model turn after another |
+//! | `turn.rs` | the tool calls of one turn, run concurrently and recorded in call order |
+//! | `record.rs` | what a run gathers for the caller, and the result made from it |
+//! | `gates.rs` | what a call is checked against before it runs: prerequisites, taint rules |
+//! | `approval.rs` | calls a person must approve: [`PendingCall`], [`Decision`], [`Decisions`] |
+//! | `state.rs` | what a stopped run goes on from: [`RunState`], [`CallRecord`], [`ResumeError`] |
+//! | `resume.rs` | going on from a [`RunState`] with the caller's decisions |
+//! | `steps.rs` | where each model call and tool call runs: [`StepExecutor`] |
+//! | `repeats.rs` | recognising an exact repeat of a failed call |
+//! | `ledger.rs` | the effects ledger: [`Effect`] |
+//! | `stats.rs` | per-tool counts: [`ToolStats`] |
+//! | `spans.rs` | the `invoke_agent` and `chat` spans |
 
-use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
 use futures::Stream;
-use serde::{Deserialize, Serialize};
-use tokio_util::sync::CancellationToken;
 
-use crate::model::{Message, Model, ModelError, ModelResponse, ToolCall, Usage};
-use crate::tool::{Tool, ToolDefinition};
-use crate::trajectory::Trajectory;
+use crate::model::Model;
+use crate::tool::{ToolDefinition, ToolSet};
 
+mod approval;
 mod builder;
-mod effects;
-pub(crate) mod exec;
-mod failure;
+mod event;
+mod gates;
+mod ledger;
+mod policy;
+mod record;
+mod repeats;
+mod result;
+mod resume;
 mod run;
+mod spans;
+mod state;
+mod stats;
+mod steps;
+mod turn;
 
-#[cfg(feature = "mcp")]
-pub(crate) use builder::index_tools;
-pub use builder::{AgentBuilder, BuildError, ToolFailureMode, ToolFailureOptions};
-pub use effects::{Effect, EffectOutcome, ToolStats};
-pub use failure::{
-    ForbiddenAfterUntrusted, PrerequisiteNotMet, ToolFailure, ToolPanicked, ToolTimedOut,
-    UnknownTool, kinds,
-};
+pub use approval::{Decision, Decisions, NotApproved, NotRunAgain, PendingCall, PendingReason};
+pub use builder::{AgentBuilder, BuildError};
+pub use event::AgentEvent;
+pub use gates::{ForbiddenAfterUntrusted, PrerequisiteNotMet};
+pub use ledger::Effect;
+pub use policy::{ToolFailureMode, ToolFailureOptions};
+pub use result::{AgentError, AgentResult, RunOptions, StopReason};
+pub use state::{CallRecord, ErrorNotKept, ResumeError, ResumeRefused, RunState};
+pub use stats::ToolStats;
+pub use steps::{ModelStep, StepError, StepExecutor, ToolStep};
+pub use turn::ToolsDisabled;
 
 /// An agent: a model, its tools and the policies that govern a run. Cheap to clone; one agent
 /// can serve many concurrent runs.
@@ -62,17 +92,18 @@ pub struct Agent {
 pub(crate) struct Inner {
     pub(crate) model: Arc<dyn Model>,
     pub(crate) system: Option<String>,
-    pub(crate) tools: Vec<Arc<dyn Tool>>,
-    /// Each tool's position in `tools`, by its name. A call's context shares the name.
-    pub(crate) index: HashMap<Arc<str>, usize>,
+    pub(crate) tools: ToolSet,
+    /// The tools' definitions in the model's schema dialect, in the order they were added.
     pub(crate) definitions: Vec<ToolDefinition>,
     pub(crate) failure_mode: ToolFailureMode,
     pub(crate) failure_options: ToolFailureOptions,
     pub(crate) max_consecutive_failures: u32,
     pub(crate) max_turns: u32,
     pub(crate) max_parallel_tools: usize,
-    pub(crate) requirements: HashMap<String, Vec<String>>,
-    pub(crate) forbidden_after_untrusted: HashSet<String>,
+    /// Prerequisites and taint rules.
+    pub(crate) rules: gates::Rules,
+    /// The calls a person must approve.
+    pub(crate) approvals: approval::ApprovalRules,
     pub(crate) record_content: bool,
 }
 
@@ -124,7 +155,76 @@ impl Agent {
         input: impl Into<String>,
         options: RunOptions,
     ) -> Result<AgentResult, AgentError> {
-        run::run(Arc::clone(&self.inner), input.into(), options, None).await
+        run::run(Arc::clone(&self.inner), input.into(), options, None, None).await
+    }
+
+    /// Runs the agent with each model call and each tool call handed to `steps`, such as a
+    /// durable executor that journals them (see [`StepExecutor`]).
+    pub async fn run_on(
+        &self,
+        input: impl Into<String>,
+        options: RunOptions,
+        steps: &dyn StepExecutor,
+    ) -> Result<AgentResult, AgentError> {
+        run::run(
+            Arc::clone(&self.inner),
+            input.into(),
+            options,
+            None,
+            Some(steps),
+        )
+        .await
+    }
+
+    /// Continues a stopped run from its `state`, with the caller's `decisions` for the calls
+    /// it waits on ([`RunState::pending`]): approved calls run, rejected ones are refused and
+    /// the model is told so, and calls that finished before the run stopped are not run again.
+    ///
+    /// The agent need not be the one that started the run — another process can resume a
+    /// state read from storage — but it supplies the system prompt, the tools and the
+    /// policies, so it should be built the same way.
+    ///
+    /// Refused, with the state handed back and nothing run
+    /// ([`ResumeError::Refused`]), when a call that waits has no decision — a call awaiting
+    /// approval, or a call cut off mid-flight whose effect is unknown (reconcile it first:
+    /// approve it to run it again, reject it, or say it was applied) — or when a decision names
+    /// a call that does not wait for one.
+    pub async fn resume(
+        &self,
+        state: RunState,
+        decisions: Decisions,
+    ) -> Result<AgentResult, ResumeError> {
+        self.resume_with(state, decisions, RunOptions::default())
+            .await
+    }
+
+    /// [`Agent::resume`] with options: a cancellation token, a checkpoint. A history is not
+    /// used: the state has the transcript.
+    pub async fn resume_with(
+        &self,
+        state: RunState,
+        decisions: Decisions,
+        options: RunOptions,
+    ) -> Result<AgentResult, ResumeError> {
+        resume::resume(Arc::clone(&self.inner), state, decisions, options, None).await
+    }
+
+    /// [`Agent::resume_with`], with each step handed to `steps` (see [`Agent::run_on`]).
+    pub async fn resume_on(
+        &self,
+        state: RunState,
+        decisions: Decisions,
+        options: RunOptions,
+        steps: &dyn StepExecutor,
+    ) -> Result<AgentResult, ResumeError> {
+        resume::resume(
+            Arc::clone(&self.inner),
+            state,
+            decisions,
+            options,
+            Some(steps),
+        )
+        .await
     }
 
     /// Runs the agent and reports what happens as it happens. The last item is always
@@ -132,7 +232,7 @@ impl Agent {
     pub fn run_stream(
         &self,
         input: impl Into<String>,
-    ) -> impl Stream<Item = AgentEvent> + Send + 'static {
+    ) -> impl Stream<Item = AgentEvent> + Send + Unpin + 'static {
         self.run_stream_with(input, RunOptions::default())
     }
 
@@ -141,216 +241,20 @@ impl Agent {
         &self,
         input: impl Into<String>,
         options: RunOptions,
-    ) -> impl Stream<Item = AgentEvent> + Send + 'static {
+    ) -> impl Stream<Item = AgentEvent> + Send + Unpin + 'static {
         use futures::{FutureExt, StreamExt};
         // No backlog: the run hands over each event as it happens (see `Run::emit`).
         let (mut tx, rx) = futures::channel::mpsc::channel(0);
         let inner = Arc::clone(&self.inner);
         let input = input.into();
         let driver = async move {
-            let result = run::run(inner, input, options, Some(tx.clone())).await;
+            let result = run::run(inner, input, options, Some(tx.clone()), None).await;
             let _ = futures::SinkExt::send(&mut tx, AgentEvent::Finished(result)).await;
         };
-        let driver = driver
+        // Boxed, so that the stream is `Unpin` and `events.next().await` works without pinning.
+        let driver = Box::pin(driver)
             .into_stream()
             .filter_map(|()| std::future::ready(None));
         futures::stream::select(driver, rx)
     }
-}
-
-/// Options for one run.
-#[derive(Clone, Debug, Default)]
-#[non_exhaustive]
-pub struct RunOptions {
-    pub(crate) cancellation: Option<CancellationToken>,
-    pub(crate) history: Vec<Message>,
-}
-
-impl RunOptions {
-    /// Ends the run with [`AgentError::Cancelled`] when `token` is cancelled, also in the
-    /// middle of a model call or a slow tool.
-    #[must_use]
-    pub fn cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = Some(token);
-        self
-    }
-
-    /// Earlier messages of the conversation, sent before the new input.
-    ///
-    /// Results of the agent's untrusted tools among them taint the run from its start (see
-    /// [`AgentBuilder::forbid_after_untrusted`]).
-    #[must_use]
-    pub fn history(mut self, messages: Vec<Message>) -> Self {
-        self.history = messages;
-        self
-    }
-}
-
-/// Why a run stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum StopReason {
-    /// The model answered without calling tools.
-    Completed,
-    /// Too many tool calls failed in a row; the model had a last turn without tools.
-    FailureLimit,
-    /// The run used all its turns; the model had a last turn without tools.
-    TurnLimit,
-}
-
-/// Everything a run produced.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub struct AgentResult {
-    /// The model's final text.
-    pub output: String,
-    /// The conversation exactly as the model saw it.
-    pub messages: Vec<Message>,
-    /// Every failed tool call, with its full error.
-    pub tool_failures: Vec<ToolFailure>,
-    /// Tokens used over the whole run.
-    pub usage: Usage,
-    /// How many times the model was called.
-    pub turns: u32,
-    /// Why the run stopped.
-    pub stop_reason: StopReason,
-    /// Every request and response, for replay; holds only what the model saw.
-    pub trajectory: Trajectory,
-    /// Every call of a tool that is not `read_only`, in call order, with whether it took
-    /// effect: the ledger to reconcile after any run.
-    pub effects: Vec<Effect>,
-    /// The ids of the calls whose untrusted output entered the transcript (tools that are
-    /// `open_world` or `#[tool(untrusted_output)]`): successful calls, and failed calls whose
-    /// error message was shown (`include_error_message`), of this run or in the history it
-    /// was given. Empty when the run is not tainted.
-    pub tainted_by: Vec<String>,
-    /// Calls, failures and timeouts per tool.
-    pub tool_stats: BTreeMap<String, ToolStats>,
-}
-
-/// A run that did not finish. Each variant keeps what the run had gathered.
-pub enum AgentError {
-    /// The caller cancelled the run.
-    Cancelled {
-        /// What the run had when it was cancelled.
-        partial: Box<AgentResult>,
-    },
-    /// A tool failed under [`ToolFailureMode::Propagate`], or failed fatally under any mode
-    /// (`#[disclose(fatal)]`, [`Failure::fatal`](crate::Failure::fatal), or an output that
-    /// cannot be turned into JSON).
-    ToolFailed {
-        /// The failure.
-        failure: ToolFailure,
-        /// What the run had, including this failure and the other calls of its turn.
-        partial: Box<AgentResult>,
-    },
-    /// The model could not be called.
-    Model {
-        /// The model's error.
-        error: ModelError,
-        /// What the run had before the failed call.
-        partial: Box<AgentResult>,
-    },
-}
-
-impl AgentError {
-    /// What the run had gathered before it ended.
-    pub fn partial(&self) -> &AgentResult {
-        match self {
-            Self::Cancelled { partial }
-            | Self::ToolFailed { partial, .. }
-            | Self::Model { partial, .. } => partial,
-        }
-    }
-
-    /// What the run had gathered before it ended.
-    pub fn into_partial(self) -> AgentResult {
-        match self {
-            Self::Cancelled { partial }
-            | Self::ToolFailed { partial, .. }
-            | Self::Model { partial, .. } => *partial,
-        }
-    }
-
-    /// Whether the caller cancelled the run.
-    pub fn is_cancelled(&self) -> bool {
-        matches!(self, Self::Cancelled { .. })
-    }
-}
-
-impl fmt::Debug for AgentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Cancelled { partial } => f
-                .debug_struct("Cancelled")
-                .field("partial", partial)
-                .finish(),
-            Self::ToolFailed { failure, partial } => f
-                .debug_struct("ToolFailed")
-                .field("failure", failure)
-                .field("partial", partial)
-                .finish(),
-            Self::Model { error, partial } => f
-                .debug_struct("Model")
-                .field("error", error)
-                .field("partial", partial)
-                .finish(),
-        }
-    }
-}
-
-impl fmt::Display for AgentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Cancelled { .. } => f.write_str("the run was cancelled"),
-            Self::ToolFailed { failure, .. } => write!(
-                f,
-                "the tool `{}` failed with {} (call {})",
-                failure.tool, failure.kind, failure.call_id
-            ),
-            Self::Model { error, .. } => write!(f, "the model call failed: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for AgentError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Cancelled { .. } => None,
-            Self::ToolFailed { failure, .. } => Some(&*failure.error),
-            Self::Model { error, .. } => Some(error),
-        }
-    }
-}
-
-/// What happens during a run, as it happens (see [`Agent::run_stream`]).
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum AgentEvent {
-    /// The model answered.
-    ModelResponded {
-        /// The turn, from 1.
-        turn: u32,
-        /// The response.
-        response: ModelResponse,
-    },
-    /// A tool call is starting.
-    ToolStarted {
-        /// The call.
-        call: ToolCall,
-    },
-    /// A tool call succeeded.
-    ToolSucceeded {
-        /// The tool.
-        tool: String,
-        /// The call's id.
-        call_id: String,
-        /// What the model is shown.
-        output: String,
-        /// How long it ran.
-        elapsed: std::time::Duration,
-    },
-    /// A tool call failed, with its full error.
-    ToolFailed(ToolFailure),
-    /// The run ended; always the last event.
-    Finished(Result<AgentResult, AgentError>),
 }

@@ -1,5 +1,7 @@
 //! Serve tools over the [Model Context Protocol](https://modelcontextprotocol.io), with the same
-//! disclosure rules as the agent loop. Needs the `mcp` feature.
+//! disclosure rules as the agent loop, and use MCP servers' tools in an agent. Serving needs
+//! the `mcp` feature; `McpClient` needs `mcp-client` (see [Using MCP servers'
+//! tools](#using-mcp-servers-tools)).
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -29,7 +31,7 @@
 //! # What the client is shown
 //!
 //! A tool call is run by the same code as a call in the agent loop, and every failure text
-//! comes from [`crate::render`]:
+//! is written by the same code as the loop's:
 //!
 //! | what happened | the client gets |
 //! |---|---|
@@ -49,7 +51,7 @@
 //!
 //! Every failure, with its full error, goes to the server side only:
 //!
-//! - each [`McpServerBuilder::on_failure`] hook receives a [`ToolFailure`]
+//! - each [`McpServerBuilder::on_failure`] hook receives a [`ToolFailure`](crate::ToolFailure)
 //!   (`shown_to_model` is what the client was sent, `error` the whole error);
 //! - each call runs in an `execute_tool` [`tracing`] span that records, on failure,
 //!   `error.type` (the kind), `error.message` and `otel.status_code = "ERROR"`.
@@ -68,77 +70,37 @@
 //!   to mount the tower service in a router of your own;
 //! - anything else rmcp can serve on (an in-memory duplex in tests): [`McpServer::serve`].
 //!
+//! # Using MCP servers' tools
+//!
+//! With the `mcp-client` feature, `McpClient` connects to a server — started as a child
+//! process and spoken to over stdio, or reached over streamable HTTP — and hands its tools to
+//! an agent: `Agent::builder(model).tools(client.tools().await?)`. A remote tool is a
+//! [`Tool`](crate::Tool) like any other and follows the same rule:
+//!
+//! | what happened | the model sees | the caller gets |
+//! |---|---|---|
+//! | success | the text content (images, audio and binary resources described, never their bytes), or the `structuredContent` as JSON | the output |
+//! | arguments that do not match the input schema, checked before the call | `Invalid arguments for tool 'NAME': PATH: CONSTRAINT` | an `ArgumentError`; the server is not called |
+//! | the tool reports an error (`isError`) | `Tool 'NAME' failed with McpToolError` (or the client's `failure_kind`) | an `McpToolError` with the server's text |
+//! | the same, with the client's `include_error_message` | `... failed with McpToolError: TEXT`, bounded | the same |
+//! | a JSON-RPC error | `Tool 'NAME' failed with McpProtocolError` | `McpCallError::Protocol` with the server's message |
+//! | the server's process exited or the connection was lost | `Tool 'NAME' failed with McpDisconnected` | `McpCallError::Disconnected` (with the exit status); the effect is unknown |
+//! | a timeout | `Tool 'NAME' timed out after 30s and was stopped; ...` | kind `timeout`; the server is sent `notifications/cancelled` |
+//! | the call's token was cancelled | `Tool 'NAME' failed with McpCancelled` (a cancelled run ends as cancelled) | `McpCallError::Cancelled`; the server is sent `notifications/cancelled` |
+//!
+//! Remote output is untrusted (it taints the run) unless the client is built with
+//! `trusted_output(true)`. A tool whose name is not a valid tool name is refused by `tools()`,
+//! naming it and the fix (`rename` or `exclude`); `prefix` keeps two servers' tools apart.
+//! Dropping the client kills a server it started. `docs/mcp.md` has the details.
+//!
 //! [`rmcp`] is re-exported so its types match the version reticent was built with.
 
-mod builder;
-mod definition;
-mod handler;
-mod transport;
+mod server;
 
-use std::collections::HashMap;
-use std::fmt;
-use std::sync::Arc;
-use std::time::Duration;
+#[cfg(feature = "mcp-client")]
+mod client;
 
-pub use builder::McpServerBuilder;
+#[cfg(feature = "mcp-client")]
+pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
-pub use transport::ServeError;
-
-use crate::agent::ToolFailure;
-use crate::tool::Tool;
-
-/// An MCP server for a set of tools. Cheap to clone; one server serves any number of
-/// connections. Start with [`McpServer::builder`].
-///
-/// `McpServer` implements [`rmcp::ServerHandler`], so it also works with anything in rmcp that
-/// takes a handler.
-#[derive(Clone)]
-pub struct McpServer {
-    pub(crate) inner: Arc<Inner>,
-}
-
-/// A hook that receives every failed call.
-pub(crate) type FailureHook = Arc<dyn Fn(&ToolFailure) + Send + Sync>;
-
-pub(crate) struct Inner {
-    pub(crate) tools: Vec<Arc<dyn Tool>>,
-    /// Each tool's position in `tools`, by its name. A call's context shares the name.
-    pub(crate) index: HashMap<Arc<str>, usize>,
-    /// The tools as `tools/list` describes them, built once.
-    pub(crate) listed: Vec<rmcp::model::Tool>,
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) include_error_message: bool,
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) instructions: Option<String>,
-    pub(crate) on_failure: Vec<FailureHook>,
-}
-
-impl McpServer {
-    /// Starts building a server.
-    pub fn builder() -> McpServerBuilder {
-        McpServerBuilder::new()
-    }
-
-    /// The names of the tools served, in the order they were added.
-    pub fn tool_names(&self) -> impl Iterator<Item = &str> {
-        self.inner
-            .tools
-            .iter()
-            .map(|t| t.definition().name.as_str())
-    }
-}
-
-impl fmt::Debug for McpServer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let inner = &self.inner;
-        f.debug_struct("McpServer")
-            .field("name", &inner.name)
-            .field("version", &inner.version)
-            .field("tools", &self.tool_names().collect::<Vec<_>>())
-            .field("timeout", &inner.timeout)
-            .field("include_error_message", &inner.include_error_message)
-            .field("on_failure", &inner.on_failure.len())
-            .finish_non_exhaustive()
-    }
-}
+pub use server::{BuildError, McpServer, McpServerBuilder, ServeError};

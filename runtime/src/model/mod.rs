@@ -1,4 +1,12 @@
-//! The model side: what the agent sends a model and what it gets back.
+//! The model side: the [`Model`] trait, what the agent sends a model and what it gets back, the
+//! offline models ([`ScriptedModel`], [`ReplayModel`] and the [`Trajectory`] it replays), and
+//! the schema dialects providers need ([`SchemaDialect`]).
+//!
+//! A [`Model`] answers one request at a time, whole with [`Model::complete`] or as it is
+//! produced with [`Model::stream`]: text deltas, tool calls starting and their arguments
+//! arriving in fragments, then [`ModelEvent::Completed`] with the whole response. Every model
+//! streams: the provided [`Model::stream`] tells the response of `complete` as events, and
+//! the HTTP [providers](crate::providers) read the API's server-sent events as they arrive.
 
 use std::error::Error as StdError;
 use std::fmt;
@@ -6,14 +14,31 @@ use std::ops::{Add, AddAssign};
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 
-use crate::schema_dialect::SchemaDialect;
 use crate::tool::ToolDefinition;
 
+mod arguments;
+mod dialect;
+mod replay;
 mod scripted;
+mod stream;
+mod trajectory;
 
+pub use arguments::Arguments;
+pub(crate) use dialect::{Normaliser, integer_format_range};
+pub use dialect::{SchemaDialect, SchemaError};
+pub use replay::ReplayModel;
 pub use scripted::ScriptedModel;
+pub use stream::ModelEvent;
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic")),
+    allow(unused_imports)
+)]
+pub(crate) use stream::events as stream_events;
+pub use trajectory::Trajectory;
+pub(crate) use trajectory::TrajectoryTurn;
 
 /// A language model the agent talks to.
 ///
@@ -25,6 +50,43 @@ pub trait Model: Send + Sync + 'static {
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>>;
+
+    /// Answers one turn as it is produced: the same answer as [`Model::complete`], told as
+    /// [`ModelEvent`]s.
+    ///
+    /// What a consumer can rely on:
+    ///
+    /// - **A stream that succeeds** yields [`TextDelta`](ModelEvent::TextDelta),
+    ///   [`ToolCallStarted`](ModelEvent::ToolCallStarted) and
+    ///   [`ToolCallDelta`](ModelEvent::ToolCallDelta) events in the order the model produced
+    ///   them, then exactly one [`Completed`](ModelEvent::Completed), and then ends.
+    /// - **`Completed` is the whole answer**, assembled from the events before it: its text is
+    ///   the text deltas concatenated (`None` when there were none); its `tool_calls[i]` is the
+    ///   call started with `index: i`, with that event's id and name and the arguments
+    ///   concatenated from its deltas (parsed as JSON; an empty text is `{}`, a text that is not
+    ///   JSON is kept as [`serde_json::Value::String`], as `complete` does); its usage is the
+    ///   request's.
+    /// - **Tool calls** are numbered `0, 1, 2, …` in the order they start; each is started
+    ///   once, before any delta of it. Deltas of calls started earlier may arrive interleaved
+    ///   with those of later ones (parallel tool calls).
+    /// - **An `Err` ends the stream**: nothing follows it, and there is no `Completed`. When it
+    ///   comes first, it is the error `complete` would have returned (the request may have been
+    ///   retried before it). When events came before it, they were real output, but the answer
+    ///   is incomplete: treat what was shown as interrupted, never as a response.
+    /// - **Dropping the stream cancels the request**: a provider closes the connection and
+    ///   reads no more. Polling after the end yields `None`.
+    ///
+    /// The provided method tells the response of `complete` as events: its text as one
+    /// delta, each tool call as a start and one delta holding all its arguments, then
+    /// `Completed` with the response itself; an error of `complete` is the only item. So
+    /// [`ScriptedModel`], [`ReplayModel`](crate::ReplayModel) and models that only complete
+    /// stream too. The HTTP [providers](crate::providers) stream from the API.
+    fn stream<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
+        stream::from_complete(self.complete(request))
+    }
 
     /// The JSON Schema dialect this model's API accepts for tool parameters.
     ///
@@ -46,6 +108,13 @@ impl<M: Model + ?Sized> Model for Arc<M> {
         (**self).complete(request)
     }
 
+    fn stream<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
+        (**self).stream(request)
+    }
+
     fn schema_dialect(&self) -> SchemaDialect {
         (**self).schema_dialect()
     }
@@ -57,6 +126,13 @@ impl<M: Model + ?Sized> Model for Box<M> {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
         (**self).complete(request)
+    }
+
+    fn stream<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
+        (**self).stream(request)
     }
 
     fn schema_dialect(&self) -> SchemaDialect {
@@ -101,7 +177,7 @@ impl ModelResponse {
     pub fn tool_call(
         id: impl Into<String>,
         name: impl Into<String>,
-        arguments: serde_json::Value,
+        arguments: impl Into<Arguments>,
     ) -> Self {
         Self::tool_calls(vec![ToolCall::new(id, name, arguments)])
     }
@@ -136,21 +212,22 @@ pub struct ToolCall {
     pub id: String,
     /// The tool's name.
     pub name: String,
-    /// The arguments: a JSON object, or the raw text when a provider could not parse it.
-    pub arguments: serde_json::Value,
+    /// The arguments: the JSON text the model wrote, or a JSON value (see [`Arguments`]).
+    pub arguments: Arguments,
 }
 
 impl ToolCall {
-    /// A tool call.
+    /// A tool call with these arguments: a JSON value (`json!({..})`) or
+    /// [`Arguments::from_text`].
     pub fn new(
         id: impl Into<String>,
         name: impl Into<String>,
-        arguments: serde_json::Value,
+        arguments: impl Into<Arguments>,
     ) -> Self {
         Self {
             id: id.into(),
             name: name.into(),
-            arguments,
+            arguments: arguments.into(),
         }
     }
 }

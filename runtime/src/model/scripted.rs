@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
 
-use super::{Model, ModelError, ModelRequest, ModelResponse};
+use super::{Model, ModelError, ModelRequest, ModelResponse, SchemaDialect};
 
 /// A model that answers each request with the next response of a script, and records the
 /// requests it received.
@@ -23,9 +23,14 @@ use super::{Model, ModelError, ModelRequest, ModelResponse};
 /// assert_eq!(model.requests().len(), 1);
 /// # });
 /// ```
+///
+/// It takes tool schemas as they are ([`SchemaDialect::Standard`]) unless told to ask for
+/// another dialect with [`ScriptedModel::with_dialect`], so that what an agent does for a
+/// provider's dialect can be tested offline.
 #[derive(Clone, Debug, Default)]
 pub struct ScriptedModel {
     inner: Arc<Mutex<Inner>>,
+    dialect: SchemaDialect,
 }
 
 #[derive(Debug, Default)]
@@ -45,7 +50,33 @@ impl ScriptedModel {
                 scripted,
                 requests: Vec::new(),
             })),
+            dialect: SchemaDialect::Standard,
         }
+    }
+
+    /// The same model (sharing the script and the record of requests), declaring that it
+    /// accepts tool schemas in `dialect`: an agent built on it converts every tool's schema to
+    /// the dialect, refuses one the dialect cannot express, and normalises the model's
+    /// arguments, as it does for a provider that asks for the dialect.
+    ///
+    /// ```
+    /// use reticent::{Agent, BuildError, ScriptedModel, SchemaDialect};
+    /// use std::collections::HashMap;
+    ///
+    /// /// Set labels.
+    /// #[reticent::tool]
+    /// fn set_labels(labels: HashMap<String, String>) -> usize {
+    ///     labels.len()
+    /// }
+    ///
+    /// let model = ScriptedModel::new(vec![]).with_dialect(SchemaDialect::OpenAiStrict);
+    /// let error = Agent::builder(model).tool(SetLabels).build().unwrap_err();
+    /// assert!(matches!(error, BuildError::UnsupportedSchema { .. }));
+    /// ```
+    #[must_use]
+    pub fn with_dialect(mut self, dialect: SchemaDialect) -> Self {
+        self.dialect = dialect;
+        self
     }
 
     /// Every request received so far, in order.
@@ -85,5 +116,9 @@ impl Model for ScriptedModel {
             ))
         });
         Box::pin(std::future::ready(response))
+    }
+
+    fn schema_dialect(&self) -> SchemaDialect {
+        self.dialect
     }
 }

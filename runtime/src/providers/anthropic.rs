@@ -17,19 +17,30 @@
 //!   results of one turn (with any note the agent adds after them) form one `user` message;
 //! - tool schemas are sent as they are ([`SchemaDialect::Standard`]) as `input_schema`;
 //! - usage: `input_tokens` counts cached input too (`cache_creation_input_tokens` and
-//!   `cache_read_input_tokens`).
+//!   `cache_read_input_tokens`);
+//! - [`Model::stream`] asks for `"stream": true` and reads the events from `message_start` to
+//!   `message_stop`: `text_delta`s are text, `input_json_delta` fragments are the arguments of
+//!   the `tool_use` block they name, thinking blocks and `ping`s are skipped, and an `error`
+//!   event is an error.
 
 use std::fmt;
 
 use futures::future::BoxFuture;
+use futures::stream::BoxStream;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::ConfigError;
-use super::http::{Transport, error_message, join, secret_header, unreadable};
-use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
-use crate::schema_dialect::SchemaDialect;
+use super::http::{
+    Failed, Transport, error_message, join, secret_header, unreadable, unreadable_event,
+};
+use super::sse::SseEvent;
+use super::stream::{Assembly, Decode, error_event, post_stream};
+use crate::model::SchemaDialect;
+use crate::model::{
+    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
+};
 use crate::secret::Secret;
 
 /// The API version this provider speaks (`anthropic-version`).
@@ -128,8 +139,8 @@ impl Anthropic {
         &self.model
     }
 
-    /// The body of the request for `request`.
-    fn body(&self, request: &ModelRequest) -> Value {
+    /// The body of the request for `request`; `stream` asks for server-sent events.
+    fn body(&self, request: &ModelRequest, stream: bool) -> Value {
         let mut messages = Vec::new();
         // blocks of the user turn being built: tool results, then any text after them
         let mut user: Vec<Value> = Vec::new();
@@ -196,13 +207,21 @@ impl Anthropic {
                 .collect();
             body.insert("tools".into(), Value::Array(tools));
         }
+        if stream {
+            body.insert("stream".into(), Value::Bool(true));
+        }
         for (name, value) in &self.params {
             body.insert(name.clone(), value.clone());
         }
         Value::Object(body)
     }
 
-    async fn send(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
+    /// The headers and the encoded body of the request for `request`.
+    fn prepare(
+        &self,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<(HeaderMap, Vec<u8>), ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("x-api-key"),
@@ -212,12 +231,20 @@ impl Anthropic {
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(API_VERSION),
         );
-        let body = serde_json::to_vec(&self.body(request))
+        let body = serde_json::to_vec(&self.body(request, stream))
             .map_err(|e| ModelError::new("could not encode the request").with_source(e))?;
-        let url = join(&self.base_url, "/v1/messages");
+        Ok((headers, body))
+    }
+
+    fn url(&self) -> String {
+        join(&self.base_url, "/v1/messages")
+    }
+
+    async fn send(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
+        let (headers, body) = self.prepare(request, false)?;
         let response = self
             .transport
-            .post_json(&url, headers, body, &self.api_key)
+            .post_json(&self.url(), headers, body, &self.api_key)
             .await?;
         parse(&response)
     }
@@ -231,20 +258,26 @@ impl Model for Anthropic {
         Box::pin(self.send(request))
     }
 
+    /// Streams the answer: the request asks for server-sent events (`stream: true`); see
+    /// [`Model::stream`] for what the stream holds.
+    fn stream<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
+        let prepared = self.prepare(request, true);
+        post_stream::<Events>(&self.transport, self.url(), prepared, &self.api_key)
+    }
+
     fn schema_dialect(&self) -> SchemaDialect {
         SchemaDialect::Standard
     }
 }
 
 fn tool_use(call: &ToolCall) -> Value {
-    let input = match &call.arguments {
-        Value::Object(_) => call.arguments.clone(),
+    let input = match call.arguments.value() {
+        object @ Value::Object(_) => object.clone(),
         // `input` must be an object; arguments that were not one (text from another provider
         // that was not JSON) were already answered as invalid
-        Value::String(raw) => match serde_json::from_str::<Value>(raw) {
-            Ok(parsed @ Value::Object(_)) => parsed,
-            _ => Value::Object(Map::new()),
-        },
         _ => Value::Object(Map::new()),
     };
     json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input})
@@ -279,7 +312,7 @@ enum Block {
     Other,
 }
 
-#[derive(Deserialize)]
+#[derive(Clone, Copy, Default, Deserialize)]
 struct WireUsage {
     #[serde(default)]
     input_tokens: Option<u64>,
@@ -289,6 +322,42 @@ struct WireUsage {
     cache_creation_input_tokens: Option<u64>,
     #[serde(default)]
     cache_read_input_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    /// Input counts cached tokens too.
+    fn usage(&self) -> Usage {
+        let cached = self
+            .cache_creation_input_tokens
+            .unwrap_or(0)
+            .saturating_add(self.cache_read_input_tokens.unwrap_or(0));
+        Usage::new(
+            self.input_tokens.unwrap_or(0).saturating_add(cached),
+            self.output_tokens.unwrap_or(0),
+        )
+    }
+
+    /// `self` with the counts `later` has: a stream's `message_delta` carries cumulative
+    /// counts, some or all of them.
+    fn update(&mut self, later: WireUsage) {
+        let fields = [
+            (&mut self.input_tokens, later.input_tokens),
+            (&mut self.output_tokens, later.output_tokens),
+            (
+                &mut self.cache_creation_input_tokens,
+                later.cache_creation_input_tokens,
+            ),
+            (
+                &mut self.cache_read_input_tokens,
+                later.cache_read_input_tokens,
+            ),
+        ];
+        for (field, later) in fields {
+            if later.is_some() {
+                *field = later;
+            }
+        }
+    }
 }
 
 pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
@@ -311,30 +380,143 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
                 id,
                 name,
                 arguments: if input.is_null() {
-                    Value::Object(Map::new())
+                    Arguments::empty()
                 } else {
-                    input
+                    Arguments::from(input)
                 },
             }),
             Block::Other => {}
         }
     }
-    let usage = response
-        .usage
-        .map(|u| {
-            let cached = u
-                .cache_creation_input_tokens
-                .unwrap_or(0)
-                .saturating_add(u.cache_read_input_tokens.unwrap_or(0));
-            Usage::new(
-                u.input_tokens.unwrap_or(0).saturating_add(cached),
-                u.output_tokens.unwrap_or(0),
-            )
-        })
-        .unwrap_or_default();
+    let usage = response.usage.map(|u| u.usage()).unwrap_or_default();
     Ok(ModelResponse {
         text: (!text.is_empty()).then_some(text),
         tool_calls,
         usage,
     })
+}
+
+/// One event of a streamed message, by its `type`.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum StreamEvent {
+    MessageStart {
+        message: StartMessage,
+    },
+    ContentBlockStart {
+        index: u64,
+        content_block: Block,
+    },
+    ContentBlockDelta {
+        index: u64,
+        delta: BlockDelta,
+    },
+    MessageDelta {
+        #[serde(default)]
+        usage: Option<WireUsage>,
+    },
+    MessageStop,
+    Error {
+        #[serde(default)]
+        error: Value,
+    },
+    /// `ping`, `content_block_stop` and events added later.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct StartMessage {
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum BlockDelta {
+    TextDelta {
+        text: String,
+    },
+    InputJsonDelta {
+        partial_json: String,
+    },
+    /// Thinking, signatures, citations and deltas added later.
+    #[serde(other)]
+    Other,
+}
+
+/// Reads the events of a streamed message: `message_start` and `message_delta` carry the
+/// usage, `content_block_start` begins text or a `tool_use` call, `content_block_delta` adds
+/// text or a fragment of a call's input JSON, `message_stop` ends the stream, and `error`
+/// is the provider's error.
+#[derive(Default)]
+pub(super) struct Events {
+    /// The calls started so far: content block index, index in the answer.
+    calls: Vec<(u64, usize)>,
+    usage: WireUsage,
+}
+
+impl Decode for Events {
+    fn event(&mut self, event: SseEvent, answer: &mut Assembly) -> Result<bool, Failed> {
+        let event: StreamEvent =
+            serde_json::from_str(&event.data).map_err(|e| unreadable_event("message event", e))?;
+        match event {
+            StreamEvent::MessageStart { message } => {
+                if let Some(usage) = message.usage {
+                    self.usage.update(usage);
+                }
+            }
+            StreamEvent::MessageDelta { usage } => {
+                if let Some(usage) = usage {
+                    self.usage.update(usage);
+                }
+            }
+            StreamEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => match content_block {
+                Block::Text { text } => answer.text(&text)?,
+                Block::ToolUse { id, name, input } => {
+                    let call = answer.start_call(id, name);
+                    self.calls.push((index, call));
+                    // the input arrives in deltas; one given here up front is kept
+                    if input.as_object().is_some_and(|o| !o.is_empty()) {
+                        answer.arguments(call, &input.to_string())?;
+                    }
+                }
+                Block::Other => {}
+            },
+            StreamEvent::ContentBlockDelta { index, delta } => match delta {
+                BlockDelta::TextDelta { text } => answer.text(&text)?,
+                BlockDelta::InputJsonDelta { partial_json } => {
+                    let Some(&(_, call)) = self.calls.iter().find(|(block, _)| *block == index)
+                    else {
+                        return Err(Failed::new(
+                            format!(
+                                "the message stream sent tool input for content block {index}, \
+                                 which is not a tool call"
+                            ),
+                            false,
+                        ));
+                    };
+                    answer.arguments(call, &partial_json)?;
+                }
+                BlockDelta::Other => {}
+            },
+            StreamEvent::MessageStop => {
+                answer.usage = self.usage.usage();
+                return Ok(true);
+            }
+            StreamEvent::Error { error } => {
+                return Err(error_event(&json!({ "error": error })));
+            }
+            StreamEvent::Other => {}
+        }
+        answer.usage = self.usage.usage();
+        Ok(false)
+    }
+
+    fn parse_whole(body: &[u8]) -> Result<ModelResponse, ModelError> {
+        parse(body)
+    }
 }

@@ -5,14 +5,15 @@
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
+use crate::error::chain::chain;
 use crate::model::ModelError;
-use crate::render::{MAX_NAME_LEN, bounded};
+use crate::render::{MAX_NAME_LEN, bounded, format_duration};
 use crate::secret::Secret;
 
 /// How long one request may take unless configured otherwise.
@@ -27,6 +28,10 @@ pub(crate) const DEFAULT_MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
 /// The largest response body read unless configured otherwise.
 pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
 
+/// The largest event of a streamed response unless configured otherwise. Servers that send a
+/// tool call whole in one event (Ollama) need room for its arguments.
+pub(crate) const DEFAULT_MAX_EVENT_BYTES: usize = 8 << 20;
+
 /// Longest provider error text kept when the body is not the provider's JSON error shape.
 const MAX_ERROR_BODY: usize = 512;
 
@@ -39,6 +44,7 @@ pub(crate) struct Transport {
     pub(crate) retry_delay: Duration,
     pub(crate) max_retry_delay: Duration,
     pub(crate) max_response_bytes: usize,
+    pub(crate) max_event_bytes: usize,
 }
 
 impl fmt::Debug for Transport {
@@ -49,6 +55,7 @@ impl fmt::Debug for Transport {
             .field("retry_delay", &self.retry_delay)
             .field("max_retry_delay", &self.max_retry_delay)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("max_event_bytes", &self.max_event_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -62,11 +69,19 @@ impl Transport {
             retry_delay: DEFAULT_RETRY_DELAY,
             max_retry_delay: DEFAULT_MAX_RETRY_DELAY,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
         }
     }
 
     pub(crate) fn set_client(&mut self, client: reqwest::Client) {
         self.client = Ok(client);
+    }
+
+    /// The client, or why it could not be set up.
+    pub(crate) fn client(&self) -> Result<&reqwest::Client, ModelError> {
+        self.client.as_ref().map_err(|reason| {
+            ModelError::new(format!("could not set up the HTTP client: {reason}"))
+        })
     }
 
     /// POSTs a JSON body and returns the body of the successful response, retrying 408, 429,
@@ -78,52 +93,99 @@ impl Transport {
         body: Vec<u8>,
         api_key: &Secret<String>,
     ) -> Result<Vec<u8>, ModelError> {
-        let client = self.client.as_ref().map_err(|reason| {
-            ModelError::new(format!("could not set up the HTTP client: {reason}"))
-        })?;
+        let client = self.client()?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
         let mut retries = 0;
         loop {
-            let request = client
-                .post(url)
-                .headers(headers.clone())
-                .timeout(self.timeout)
-                .body(body.clone());
+            let request = self.request(client, url, &headers, &body);
             let failed = match self.attempt(request).await {
                 Ok(body) => return Ok(body),
                 Err(failed) => failed,
             };
-            let delay = if failed.retryable && retries < self.max_retries {
-                self.delay(retries, failed.retry_after)
-            } else {
-                None
-            };
-            match delay {
-                Some(delay) => {
-                    retries += 1;
-                    tracing::warn!(
-                        status = failed.status.map(|s| s.as_u16()),
-                        retry = retries,
-                        max_retries = self.max_retries,
-                        delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                        "model API call failed; retrying"
-                    );
-                    tokio::time::sleep(delay).await;
-                }
-                None => return Err(failed.into_error(retries + 1, api_key)),
+            if !self.wait_to_retry(&failed, &mut retries).await {
+                return Err(failed.into_error(retries + 1, api_key));
             }
         }
     }
 
+    /// A POST of `body` to `url` with `headers` and the timeout.
+    pub(crate) fn request(
+        &self,
+        client: &reqwest::Client,
+        url: &str,
+        headers: &HeaderMap,
+        body: &[u8],
+    ) -> reqwest::RequestBuilder {
+        client
+            .post(url)
+            .headers(headers.clone())
+            .timeout(self.timeout)
+            .body(body.to_vec())
+    }
+
+    /// After `failed`: when it is worth retrying and retries are left, waits the backoff (or
+    /// what the server asked for), counts the retry and returns `true`; else `false` at once.
+    pub(crate) async fn wait_to_retry(&self, failed: &Failed, retries: &mut u32) -> bool {
+        let delay = if failed.retryable && *retries < self.max_retries {
+            self.delay(*retries, failed.retry_after)
+        } else {
+            None
+        };
+        let Some(delay) = delay else {
+            return false;
+        };
+        *retries += 1;
+        tracing::warn!(
+            status = failed.status.map(|s| s.as_u16()),
+            retry = *retries,
+            max_retries = self.max_retries,
+            delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            "model API call failed; retrying"
+        );
+        tokio::time::sleep(delay).await;
+        true
+    }
+
     async fn attempt(&self, request: reqwest::RequestBuilder) -> Result<Vec<u8>, Failed> {
-        let mut response = request
+        let response = self.send(request).await?;
+        self.read_body(response).await
+    }
+
+    /// Sends `request`: the response when its status is a success; else the failure, with the
+    /// provider's message from the (bounded) body and the server's `retry-after`.
+    pub(crate) async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, Failed> {
+        let response = request
             .send()
             .await
             .map_err(|e| Failed::transport(e, self.timeout))?;
         let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
         let retry_after = retry_after(response.headers());
-        // Read up to the limit, refusing a body that says or turns out to be larger.
+        let body = self.read_body(response).await?;
+        Err(Failed {
+            message: provider_message(&body, status),
+            status: Some(status),
+            retryable: status == StatusCode::REQUEST_TIMEOUT
+                || status == StatusCode::TOO_MANY_REQUESTS
+                || status.is_server_error(),
+            retry_after,
+            source: None,
+        })
+    }
+
+    /// Reads the whole body up to `max_response_bytes`, refusing one that says or turns out
+    /// to be larger.
+    pub(crate) async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+    ) -> Result<Vec<u8>, Failed> {
+        let status = response.status();
         let limit = self.max_response_bytes;
         let declared = response.content_length().unwrap_or(0);
         if declared > u64::try_from(limit).unwrap_or(u64::MAX) {
@@ -140,18 +202,7 @@ impl Transport {
             }
             body.extend_from_slice(&chunk);
         }
-        if status.is_success() {
-            return Ok(body);
-        }
-        Err(Failed {
-            message: provider_message(&body, status),
-            status: Some(status),
-            retryable: status == StatusCode::REQUEST_TIMEOUT
-                || status == StatusCode::TOO_MANY_REQUESTS
-                || status.is_server_error(),
-            retry_after,
-            source: None,
-        })
+        Ok(body)
     }
 
     /// The wait before retry number `retries + 1`, or `None` when the server asks for a longer
@@ -166,57 +217,104 @@ impl Transport {
                     .retry_delay
                     .saturating_mul(factor)
                     .min(self.max_retry_delay);
-                // equal jitter: between half and all of the delay, so clients spread out
-                Some(full.mul_f64(0.5 + 0.5 * random_unit()))
+                // equal jitter: between half and all of the delay, so clients spread out;
+                // `half.mul_f64` of a number below 1 stays below `half`, so no overflow
+                let half = full / 2;
+                Some(half.saturating_add(half.mul_f64(random_unit())))
             }
         }
     }
 }
 
 /// One failed attempt.
-struct Failed {
+pub(crate) struct Failed {
     message: String,
     status: Option<StatusCode>,
     retryable: bool,
     retry_after: Option<Duration>,
-    source: Option<reqwest::Error>,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 impl Failed {
-    fn transport(error: reqwest::Error, timeout: Duration) -> Self {
-        let error = error.without_url();
-        let message = if error.is_timeout() {
-            format!("no response within {}", seconds(timeout))
-        } else if error.is_connect() {
-            format!("could not connect: {}", chain(&error))
-        } else {
-            format!("the request failed: {}", chain(&error))
-        };
+    /// A failure with this message and no HTTP status.
+    pub(crate) fn new(message: impl Into<String>, retryable: bool) -> Self {
         Self {
-            message,
+            message: message.into(),
             status: None,
-            retryable: error.is_timeout() || error.is_connect() || error.is_request(),
-            retry_after: None,
-            source: Some(error),
-        }
-    }
-
-    /// A response body over the limit: not read further, not retried.
-    fn too_large(status: StatusCode, limit: usize) -> Self {
-        Self {
-            message: format!(
-                "the response body is larger than {limit} bytes (status {}); raise \
-                 `max_response_bytes` if the provider's answers can be that large",
-                status.as_u16()
-            ),
-            status: Some(status),
-            retryable: false,
+            retryable,
             retry_after: None,
             source: None,
         }
     }
 
-    fn into_error(self, attempts: u32, api_key: &Secret<String>) -> ModelError {
+    /// The same failure, with `source` as the underlying error.
+    pub(crate) fn with_source(
+        mut self,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    fn transport(error: reqwest::Error, timeout: Duration) -> Self {
+        let error = error.without_url();
+        let message = if error.is_timeout() {
+            format!("no response within {}", format_duration(timeout))
+        } else if error.is_connect() {
+            format!("could not connect: {}", chain(&error))
+        } else {
+            format!("the request failed: {}", chain(&error))
+        };
+        let retryable = error.is_timeout() || error.is_connect() || error.is_request();
+        Self::new(message, retryable).with_source(error)
+    }
+
+    /// A streamed body that broke off or outlasted the timeout. Worth retrying: the stream is
+    /// retried only while none of it was passed on.
+    pub(crate) fn stream_broke(error: reqwest::Error, timeout: Duration) -> Self {
+        let error = error.without_url();
+        let message = if error.is_timeout() {
+            format!(
+                "the stream did not finish within {}",
+                format_duration(timeout)
+            )
+        } else {
+            format!("the connection broke: {}", chain(&error))
+        };
+        Self::new(message, true).with_source(error)
+    }
+
+    /// A response body over the limit: not read further, not retried.
+    fn too_large(status: StatusCode, limit: usize) -> Self {
+        Self {
+            status: Some(status),
+            ..Self::new(
+                format!(
+                    "the response body is larger than {limit} bytes (status {}); raise \
+                     `max_response_bytes` if the provider's answers can be that large",
+                    status.as_u16()
+                ),
+                false,
+            )
+        }
+    }
+
+    /// The same failure, after `events` events of the stream were passed on: it can no longer
+    /// be retried, and says that the stream broke off.
+    pub(crate) fn after_events(self, events: usize) -> Self {
+        Self {
+            message: format!(
+                "the stream broke off after {events} event{}: {}",
+                if events == 1 { "" } else { "s" },
+                self.message
+            ),
+            retryable: false,
+            retry_after: None,
+            ..self
+        }
+    }
+
+    pub(crate) fn into_error(self, attempts: u32, api_key: &Secret<String>) -> ModelError {
         let mut message = redact(self.message, api_key);
         if attempts > 1 {
             message.push_str(&format!(" (gave up after {attempts} attempts)"));
@@ -275,19 +373,44 @@ pub(crate) fn error_message(value: &serde_json::Value) -> Option<String> {
 /// string of any length where a number belongs): it is cut, and then the error, which holds
 /// all of it, is not kept as the source.
 pub(crate) fn unreadable(what: &str, error: serde_json::Error) -> ModelError {
-    let full = error.to_string();
-    let reason = bounded(&full, MAX_ERROR_BODY);
-    let cut = reason.len() != full.len();
-    let message = ModelError::new(format!("could not read the {what}: {reason}"));
-    if cut {
-        message
-    } else {
-        message.with_source(error)
+    let (message, source) = unreadable_parts(what, error);
+    let message = ModelError::new(message);
+    match source {
+        Some(source) => message.with_source(source),
+        None => message,
     }
 }
 
-/// `retry-after-ms` (OpenAI) or `retry-after` in seconds. An HTTP date is not understood and
-/// falls back to the backoff.
+/// As [`unreadable`], for one event of a stream: not worth retrying, the same bytes would
+/// come back.
+pub(crate) fn unreadable_event(what: &str, error: serde_json::Error) -> Failed {
+    let (message, source) = unreadable_parts(what, error);
+    let failed = Failed::new(message, false);
+    match source {
+        Some(source) => failed.with_source(source),
+        None => failed,
+    }
+}
+
+/// The message of [`unreadable`], and the error when the message holds all of it.
+fn unreadable_parts(what: &str, error: serde_json::Error) -> (String, Option<serde_json::Error>) {
+    let full = error.to_string();
+    let reason = bounded(&full, MAX_ERROR_BODY);
+    let cut = reason.len() != full.len();
+    let message = format!("could not read the {what}: {reason}");
+    (message, (!cut).then_some(error))
+}
+
+/// `retry-after-ms` (OpenAI) or `retry-after` in seconds, read from the network and so
+/// bounded before use:
+///
+/// - a number too large for a [`Duration`] (`1e20`, `18446744073709551616`) is read as
+///   [`Duration::MAX`]: the server asks for a longer wait than any `max_retry_delay`, so the
+///   request is not retried and its error is returned at once;
+/// - a negative, infinite or not-a-number value, an HTTP date and anything else that is not a
+///   number are ignored: the retry waits the backoff.
+///
+/// Never panics, whatever the header holds, on any status.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let number = |name: &str| {
         headers
@@ -299,10 +422,11 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
             .ok()
             .filter(|n| n.is_finite() && *n >= 0.0)
     };
-    if let Some(ms) = number("retry-after-ms") {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
-    }
-    number("retry-after").map(Duration::from_secs_f64)
+    let seconds = number("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| number("retry-after"))?;
+    // finite and not negative, so the only failure left is a value too large to represent
+    Some(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 /// Replaces the API key wherever a provider echoed it back.
@@ -312,30 +436,6 @@ fn redact(message: String, api_key: &Secret<String>) -> String {
         message.replace(key.as_str(), "[redacted]")
     } else {
         message
-    }
-}
-
-/// The error and its sources, `: `-separated.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(inner) = source {
-        let inner_text = inner.to_string();
-        if !text.contains(&inner_text) {
-            text.push_str(": ");
-            text.push_str(&inner_text);
-        }
-        source = inner.source();
-    }
-    text
-}
-
-fn seconds(duration: Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if secs.fract() == 0.0 {
-        format!("{secs:.0}s")
-    } else {
-        format!("{secs}s")
     }
 }
 
@@ -359,41 +459,9 @@ pub(crate) fn join(base: &str, path: &str) -> String {
     format!("{}{path}", base.trim_end_matches('/'))
 }
 
-/// A client with rustls on the `ring` provider (or the process-wide default provider, when
-/// the application installed one) and the platform's certificate verifier. HTTP/1.1 only.
-///
-/// The TLS configuration is built once per process: the verifier reads the system's CA
-/// certificates.
+/// A client with reticent's TLS configuration (see [`crate::http_client`]).
 fn default_client() -> Result<reqwest::Client, String> {
-    static TLS: OnceLock<Result<rustls::ClientConfig, String>> = OnceLock::new();
-    let tls = TLS
-        .get_or_init(|| {
-            use rustls_platform_verifier::BuilderVerifierExt;
-            let provider = rustls::crypto::CryptoProvider::get_default()
-                .cloned()
-                .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
-            let builder = || {
-                rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
-                    .with_safe_default_protocol_versions()
-                    .map_err(|e| e.to_string())
-            };
-            let mut config = match builder()?.with_platform_verifier() {
-                Ok(config) => config.with_no_client_auth(),
-                Err(error) => {
-                    // plain HTTP (a local Ollama) still works; HTTPS fails certificate checks
-                    tracing::warn!(%error, "no platform certificate verifier; HTTPS model APIs will fail");
-                    builder()?
-                        .with_root_certificates(rustls::RootCertStore::empty())
-                        .with_no_client_auth()
-                }
-            };
-            config.alpn_protocols = vec![b"http/1.1".to_vec()];
-            Ok(config)
-        })
-        .clone()?;
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .user_agent(concat!("reticent/", env!("CARGO_PKG_VERSION")))
+    crate::http_client::client_builder()?
         .build()
         .map_err(|e| chain(&e))
 }
@@ -412,8 +480,8 @@ macro_rules! transport_setters {
             self
         }
 
-        /// How long one request may take, from connecting to the end of the response body.
-        /// Default 300 s.
+        /// How long one request may take, from connecting to the end of the response body
+        /// (for a stream, to its last event). Default 300 s.
         #[must_use]
         pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
             self.transport.timeout = timeout;
@@ -448,10 +516,20 @@ macro_rules! transport_setters {
 
         /// The largest response body read, in bytes. A larger one is refused with a
         /// [`ModelError`](crate::ModelError) as soon as it is seen to be larger, rather than
-        /// held in memory. Default 64 MiB.
+        /// held in memory. Default 64 MiB. It bounds a streamed response too: all its bytes,
+        /// its text, and the arguments of each of its tool calls.
         #[must_use]
         pub fn max_response_bytes(mut self, bytes: usize) -> Self {
             self.transport.max_response_bytes = bytes;
+            self
+        }
+
+        /// The largest single event of a streamed response, in bytes. A larger one ends the
+        /// stream with a [`ModelError`](crate::ModelError) as soon as it is seen to be larger.
+        /// Default 8 MiB: some servers send a tool call's arguments whole in one event.
+        #[must_use]
+        pub fn max_event_bytes(mut self, bytes: usize) -> Self {
+            self.transport.max_event_bytes = bytes;
             self
         }
 
@@ -465,3 +543,78 @@ macro_rules! transport_setters {
     };
 }
 pub(crate) use transport_setters;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_milliseconds() {
+        let wait = |pairs| retry_after(&headers(pairs));
+        assert_eq!(wait(&[("retry-after", "2")]), Some(Duration::from_secs(2)));
+        assert_eq!(
+            wait(&[("retry-after", " 1.5 ")]),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            wait(&[("retry-after-ms", "300"), ("retry-after", "1")]),
+            Some(Duration::from_millis(300))
+        );
+        assert_eq!(wait(&[]), None);
+    }
+
+    #[test]
+    fn retry_after_too_large_to_represent_is_the_longest_wait() {
+        for (name, value) in [
+            ("retry-after", "1e20"),
+            ("retry-after", "18446744073709551616"),
+            ("retry-after", "1e308"),
+            ("retry-after-ms", "1e30"),
+        ] {
+            let wait = retry_after(&headers(&[(name, value)]));
+            assert_eq!(wait, Some(Duration::MAX), "{name}: {value}");
+        }
+    }
+
+    #[test]
+    fn retry_after_that_is_not_a_wait_is_ignored() {
+        for value in [
+            "-1",
+            "NaN",
+            "inf",
+            "-inf",
+            "",
+            "soon",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+        ] {
+            for name in ["retry-after", "retry-after-ms"] {
+                assert_eq!(
+                    retry_after(&headers(&[(name, value)])),
+                    None,
+                    "{name}: {value}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_absurd_wait_is_never_retried_and_no_delay_overflows() {
+        let transport = Transport::new();
+        assert_eq!(transport.delay(0, Some(Duration::MAX)), None);
+        let mut extreme = Transport::new();
+        extreme.retry_delay = Duration::MAX;
+        extreme.max_retry_delay = Duration::MAX;
+        for retries in [0, 1, 63, 64, u32::MAX] {
+            let delay = extreme.delay(retries, None).unwrap();
+            assert!(delay >= Duration::MAX / 2, "{delay:?}");
+        }
+    }
+}

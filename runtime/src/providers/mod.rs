@@ -32,10 +32,22 @@
 //!
 //! Both providers send the request once per turn and retry `408`, `429`, `5xx`, timeouts and
 //! connection failures with exponential backoff and jitter, waiting what `retry-after` (or
-//! `retry-after-ms`) asks for. A failure that outlasts the retries reaches the caller as a
-//! [`ModelError`](crate::ModelError) with the HTTP status and the provider's own message; it
-//! never reaches the model. API keys are held in a [`Secret`](crate::Secret): they are not
+//! `retry-after-ms`) asks for; a wait too large to represent counts as longer than
+//! `max_retry_delay` (not retried), and a value that is not a wait is ignored. A failure that
+//! outlasts the retries reaches the caller as a [`ModelError`](crate::ModelError) with the
+//! HTTP status and the provider's own message; it never reaches the model. API keys are held in a [`Secret`](crate::Secret): they are not
 //! in `Debug` output, not in logs and not in errors.
+//!
+//! # Streaming
+//!
+//! Both providers implement [`Model::stream`] over the API's server-sent events: OpenAI's
+//! chunks (`stream: true`, with `stream_options.include_usage`) and Anthropic's
+//! `message_start` … `message_stop` events become [`ModelEvent`](crate::ModelEvent)s as they
+//! arrive, then `Completed` with the response `complete` would have returned. The request is
+//! retried as for `complete`, but only until the first event is passed on; after that a
+//! failure ends the stream with an error that says it broke off. The events are parsed
+//! within `max_event_bytes` each and `max_response_bytes` in all, and dropping the stream
+//! closes the connection. docs/providers.md has the details.
 //!
 //! # Choosing a model from the environment
 //!
@@ -56,6 +68,10 @@ use crate::model::Model;
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod sse;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod stream;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
@@ -67,7 +83,7 @@ pub mod openai;
 #[doc(hidden)]
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 pub mod __fuzz {
-    use crate::model::{ModelError, ModelResponse};
+    use crate::model::{ModelError, ModelEvent, ModelResponse};
 
     /// Reads a Chat Completions response body, as [`OpenAi`](super::openai::OpenAi) does.
     #[cfg(feature = "openai")]
@@ -80,6 +96,42 @@ pub mod __fuzz {
     #[cfg(feature = "anthropic")]
     pub fn parse_anthropic(body: &[u8]) -> Result<ModelResponse, ModelError> {
         super::anthropic::parse(body)
+    }
+
+    /// Reads a streamed Chat Completions body fed in pieces of `piece` bytes, as
+    /// [`OpenAi`](super::openai::OpenAi) reads one from the network, within the given limits:
+    /// the events it yields, the last being `Completed` or an error.
+    #[cfg(feature = "openai")]
+    pub fn read_openai_stream(
+        body: &[u8],
+        piece: usize,
+        max_event_bytes: usize,
+        max_response_bytes: usize,
+    ) -> Vec<Result<ModelEvent, ModelError>> {
+        super::stream::read_all::<super::openai::Chunks>(
+            body,
+            piece,
+            max_event_bytes,
+            max_response_bytes,
+        )
+    }
+
+    /// Reads a streamed Messages API body fed in pieces of `piece` bytes, as
+    /// [`Anthropic`](super::anthropic::Anthropic) reads one from the network, within the given
+    /// limits: the events it yields, the last being `Completed` or an error.
+    #[cfg(feature = "anthropic")]
+    pub fn read_anthropic_stream(
+        body: &[u8],
+        piece: usize,
+        max_event_bytes: usize,
+        max_response_bytes: usize,
+    ) -> Vec<Result<ModelEvent, ModelError>> {
+        super::stream::read_all::<super::anthropic::Events>(
+            body,
+            piece,
+            max_event_bytes,
+            max_response_bytes,
+        )
     }
 }
 

@@ -25,19 +25,28 @@
 //!   ([`serde_json::Value::String`]), which the agent reports to the model as invalid
 //!   arguments, so the model can correct the call;
 //! - tool schemas are sent in [`SchemaDialect::OpenAiStrict`] with `"strict": true` unless
-//!   [`OpenAi::strict`] turns it off.
+//!   [`OpenAi::strict`] turns it off;
+//! - [`Model::stream`] asks for `"stream": true` with `stream_options.include_usage`:
+//!   `content` and `refusal` deltas are text, `tool_calls` fragments are matched to their call
+//!   by `index`, the usage comes in the last chunk, and `data: [DONE]` ends the stream.
 
 use std::fmt;
 
 use futures::future::BoxFuture;
+use futures::stream::BoxStream;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::ConfigError;
-use super::http::{Transport, error_message, join, secret_header, unreadable};
-use crate::model::{Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
-use crate::schema_dialect::SchemaDialect;
+use super::http::{
+    Failed, Transport, error_message, join, secret_header, unreadable, unreadable_event,
+};
+use super::stream::{Assembly, Decode, arguments_from_text, error_event, post_stream};
+use crate::model::SchemaDialect;
+use crate::model::{
+    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
+};
 use crate::secret::Secret;
 
 /// A model behind the OpenAI Chat Completions API (`POST {base_url}/chat/completions`).
@@ -161,8 +170,9 @@ impl OpenAi {
         &self.model
     }
 
-    /// The body of the request for `request`.
-    fn body(&self, request: &ModelRequest) -> Value {
+    /// The body of the request for `request`; `stream` asks for server-sent events, with the
+    /// usage at the end.
+    fn body(&self, request: &ModelRequest, stream: bool) -> Value {
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
         if let Some(system) = &request.system {
             messages.push(json!({"role": "system", "content": system}));
@@ -212,24 +222,41 @@ impl OpenAi {
                 .collect();
             body.insert("tools".into(), Value::Array(tools));
         }
+        if stream {
+            body.insert("stream".into(), Value::Bool(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
         for (name, value) in &self.params {
             body.insert(name.clone(), value.clone());
         }
         Value::Object(body)
     }
 
-    async fn send(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
+    /// The headers and the encoded body of the request for `request`.
+    fn prepare(
+        &self,
+        request: &ModelRequest,
+        stream: bool,
+    ) -> Result<(HeaderMap, Vec<u8>), ModelError> {
         let mut headers = HeaderMap::new();
         if !self.api_key.expose().is_empty() {
             let value = secret_header(format!("Bearer {}", self.api_key.expose()))?;
             headers.insert(AUTHORIZATION, value);
         }
-        let body = serde_json::to_vec(&self.body(request))
+        let body = serde_json::to_vec(&self.body(request, stream))
             .map_err(|e| ModelError::new("could not encode the request").with_source(e))?;
-        let url = join(&self.base_url, "/chat/completions");
+        Ok((headers, body))
+    }
+
+    fn url(&self) -> String {
+        join(&self.base_url, "/chat/completions")
+    }
+
+    async fn send(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
+        let (headers, body) = self.prepare(request, false)?;
         let response = self
             .transport
-            .post_json(&url, headers, body, &self.api_key)
+            .post_json(&self.url(), headers, body, &self.api_key)
             .await?;
         parse(&response)
     }
@@ -243,6 +270,16 @@ impl Model for OpenAi {
         Box::pin(self.send(request))
     }
 
+    /// Streams the answer: the request asks for server-sent events (`stream: true`, with
+    /// `stream_options.include_usage`); see [`Model::stream`] for what the stream holds.
+    fn stream<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
+        let prepared = self.prepare(request, true);
+        post_stream::<Chunks>(&self.transport, self.url(), prepared, &self.api_key)
+    }
+
     fn schema_dialect(&self) -> SchemaDialect {
         if self.strict {
             SchemaDialect::OpenAiStrict
@@ -253,11 +290,8 @@ impl Model for OpenAi {
 }
 
 fn wire_call(call: &ToolCall) -> Value {
-    let arguments = match &call.arguments {
-        // the text the model produced, when it was not JSON
-        Value::String(raw) => raw.clone(),
-        other => other.to_string(),
-    };
+    // the text the model produced (also when it was not JSON), or the value written out
+    let arguments = call.arguments.to_json_text();
     json!({
         "id": call.id,
         "type": "function",
@@ -370,12 +404,222 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
 
 /// The arguments as JSON; the raw text when it is not JSON, for the agent to report to the
 /// model as invalid arguments.
-fn arguments(raw: Option<Value>) -> Value {
+fn arguments(raw: Option<Value>) -> Arguments {
     match raw {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(Value::String(text)) if text.trim().is_empty() => Value::Object(Map::new()),
-        Some(Value::String(text)) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        None | Some(Value::Null) => Arguments::empty(),
+        Some(Value::String(text)) => arguments_from_text(text),
         // some compatible servers send an object
-        Some(other) => other,
+        Some(other) => Arguments::from(other),
+    }
+}
+
+/// One event of a streamed chat completion: `choices[].delta` fragments, the usage (in the
+/// last chunk, whose `choices` is empty), or an error.
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Option<Vec<ChunkChoice>>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct ChunkChoice {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default)]
+    delta: Option<Delta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Delta {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    refusal: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<CallDelta>>,
+}
+
+#[derive(Deserialize)]
+struct CallDelta {
+    /// Which call the fragment belongs to; some servers leave it out.
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<FunctionDelta>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// Reads the events of a streamed chat completion. Text and refusal deltas are text; tool
+/// call fragments are matched to their call by `index` (by `id`, or to the last call, when a
+/// server leaves `index` out); a call starts once its name is known. `data: [DONE]` ends the
+/// stream; a stream that closes after a `finish_reason` without it ends too.
+#[derive(Default)]
+pub(super) struct Chunks {
+    calls: Vec<WireCallState>,
+    finished: bool,
+}
+
+/// A tool call as its fragments arrive.
+struct WireCallState {
+    key: Option<u64>,
+    id: Option<String>,
+    name: Option<String>,
+    /// Its index in the answer, once it started.
+    started: Option<usize>,
+    /// Arguments that arrived before it started.
+    held: String,
+}
+
+impl Chunks {
+    fn fragment(&mut self, delta: CallDelta, answer: &mut Assembly) -> Result<(), Failed> {
+        let found = match (delta.index, &delta.id) {
+            (Some(key), _) => self.calls.iter().position(|c| c.key == Some(key)),
+            // an id not seen before starts a new call
+            (None, Some(id)) => self.calls.iter().position(|c| c.id.as_deref() == Some(id)),
+            (None, None) => self.calls.len().checked_sub(1),
+        };
+        let position = match found {
+            Some(position) => position,
+            None => {
+                self.calls.push(WireCallState {
+                    key: delta.index,
+                    id: None,
+                    name: None,
+                    started: None,
+                    held: String::new(),
+                });
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[position];
+        let (name, arguments) = match delta.function {
+            Some(function) => (function.name, function.arguments),
+            None => (None, None),
+        };
+        if call.started.is_none() {
+            if let Some(id) = delta.id.filter(|id| !id.is_empty()) {
+                call.id = Some(id);
+            }
+            if let Some(name) = name.filter(|name| !name.is_empty()) {
+                call.name = Some(name);
+            }
+        }
+        let fragment = match arguments {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(text)) => text,
+            // some compatible servers send the arguments as an object
+            Some(other) => other.to_string(),
+        };
+        match call.started {
+            Some(index) => answer.arguments(index, &fragment)?,
+            None => {
+                if fragment.len() > answer.limit() - call.held.len() {
+                    return Err(answer.arguments_too_large(call.name.as_deref().unwrap_or("")));
+                }
+                call.held.push_str(&fragment);
+                if call.name.is_some() {
+                    let index = start(call, answer);
+                    answer.arguments(index, &std::mem::take(&mut call.held))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Starts `call` in the answer.
+fn start(call: &mut WireCallState, answer: &mut Assembly) -> usize {
+    let index = answer.calls();
+    let id = call.id.take().unwrap_or_else(|| format!("call_{index}"));
+    call.id = Some(id.clone());
+    let index = answer.start_call(id, call.name.clone().unwrap_or_default());
+    call.started = Some(index);
+    index
+}
+
+impl Decode for Chunks {
+    fn event(
+        &mut self,
+        event: super::sse::SseEvent,
+        answer: &mut Assembly,
+    ) -> Result<bool, Failed> {
+        if event.data.trim() == "[DONE]" {
+            return Ok(true);
+        }
+        let chunk: Chunk = serde_json::from_str(&event.data)
+            .map_err(|e| unreadable_event("chat completion chunk", e))?;
+        if let Some(error) = chunk.error {
+            return Err(error_event(&json!({ "error": error })));
+        }
+        for choice in chunk.choices.unwrap_or_default() {
+            // with `n` above 1, the first choice is the answer, as for `complete`
+            if choice.index.unwrap_or(0) != 0 {
+                continue;
+            }
+            if choice.finish_reason.is_some() {
+                self.finished = true;
+            }
+            let Some(delta) = choice.delta else {
+                continue;
+            };
+            match delta.content {
+                Some(Value::String(text)) => answer.text(&text)?,
+                Some(Value::Array(parts)) => {
+                    for part in &parts {
+                        if let Some(text) = part.get("text").and_then(Value::as_str) {
+                            answer.text(text)?;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if let Some(refusal) = delta.refusal {
+                answer.text(&refusal)?;
+            }
+            for call in delta.tool_calls.unwrap_or_default() {
+                self.fragment(call, answer)?;
+            }
+        }
+        if let Some(usage) = chunk.usage {
+            answer.usage = Usage::new(
+                usage.prompt_tokens.unwrap_or(0),
+                usage.completion_tokens.unwrap_or(0),
+            );
+        }
+        Ok(false)
+    }
+
+    fn end(&mut self) -> Result<(), Failed> {
+        // calls whose name never came: as `complete`, a call without a name is unreadable
+        if let Some(position) = self.calls.iter().position(|c| c.started.is_none()) {
+            return Err(Failed::new(
+                format!("the chat completion stream sent tool call {position} without a name"),
+                false,
+            ));
+        }
+        Ok(())
+    }
+
+    fn may_end(&self) -> bool {
+        self.finished
+    }
+
+    fn parse_whole(body: &[u8]) -> Result<ModelResponse, ModelError> {
+        parse(body)
     }
 }

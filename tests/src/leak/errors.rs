@@ -70,6 +70,27 @@ impl Serialize for Unserializable {
     }
 }
 
+/// An error a developer made `Serialize`: were it sent as an output, its fields would reach the
+/// model.
+#[derive(Debug, thiserror::Error, serde::Serialize)]
+#[error("{message}")]
+pub struct SerError {
+    /// The error's message.
+    pub message: String,
+}
+
+/// An alias of `Result`: classified by its type, as `Result` written out is.
+pub type Outcome = Result<String, SerError>;
+
+/// An output with a `Result` in a struct field.
+#[derive(Debug, serde::Serialize)]
+pub struct Report {
+    /// A field of the output.
+    pub rows: u32,
+    /// The `Result` in it.
+    pub outcome: Result<u32, SerError>,
+}
+
 /// The `io::ErrorKind`s an `io::Error` failure may have.
 pub const IO_KINDS: [std::io::ErrorKind; 5] = [
     std::io::ErrorKind::NotFound,

@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use proptest::test_runner::TestCaseError;
-use reticent::render::{MAX_MESSAGE_LEN, format_duration};
+use reticent::ToolError;
 
-use super::fault::Fault;
+use super::fault::{Fault, HOLDS_RESULT};
 use super::registry::Registered;
+
+const MAX_MESSAGE_LEN: usize = ToolError::MAX_MESSAGE_LEN;
 
 impl Registered {
     /// The error's own message, as the model may be shown it.
@@ -35,9 +37,11 @@ impl Registered {
         match self.fault {
             Fault::Timeout => format!(
                 "the tool `fail_slow` did not finish within {}",
-                format_duration(limit)
+                duration_text(limit)
             ),
             Fault::Panic { .. } => format!("the tool `{}` panicked: {}", self.tool(), self.message),
+            // the output was the tool's success; refused, it is not kept
+            Fault::ResultInOutput(_) => HOLDS_RESULT.to_owned(),
             _ => self.message.clone(),
         }
     }
@@ -74,7 +78,7 @@ impl Registered {
             Fault::Panic { .. } => fixed(format!("Tool '{tool}' failed with panic")),
             Fault::Timeout => fixed(format!(
                 "Tool '{tool}' timed out after {} and was stopped; whether it took effect is unknown",
-                format_duration(limit)
+                duration_text(limit)
             )),
             fault if fault.is_argument() => {
                 let display = self.display().expect("argument errors show");
@@ -182,4 +186,29 @@ pub fn check_surface(
         }
     }
     Ok(())
+}
+
+/// A duration as the runtime writes it in a timeout's text (written here, not taken from the
+/// runtime, so that the test checks the format): `150ms`, `1.5s`, `30s`, `2m`, `1h30m`.
+pub fn duration_text(limit: Duration) -> String {
+    let ms = limit.as_millis();
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    if !ms.is_multiple_of(1000) {
+        return format!("{}s", limit.as_secs_f64());
+    }
+    let secs = limit.as_secs();
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let mut text = String::new();
+    if h > 0 {
+        text += &format!("{h}h");
+    }
+    if m > 0 {
+        text += &format!("{m}m");
+    }
+    if s > 0 || text.is_empty() {
+        text += &format!("{s}s");
+    }
+    text
 }

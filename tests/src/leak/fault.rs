@@ -73,7 +73,56 @@ pub enum Fault {
     Timeout,
     /// An output that cannot be turned into JSON, the secret in serde's message (fatal).
     Output,
+    /// An error that derives `Serialize`, returned through an alias of `Result` (or a `Result`
+    /// renamed with `use … as`): classified by its type.
+    Aliased {
+        /// Through a `Result` renamed with `use … as`, not an alias.
+        renamed: bool,
+    },
+    /// A `Result` deeper in a successful output, the secret in its error: refused as it is
+    /// encoded (fatal), with a message that holds nothing of it.
+    ResultInOutput(Depth),
+    /// An `anyhow::Error` (or `eyre::Report`) whose context string holds the secret.
+    Report {
+        /// An `eyre::Report`, not an `anyhow::Error`.
+        eyre: bool,
+        /// What the chain holds under its context string.
+        inner: ReportFault,
+    },
 }
+
+/// Where a `Result` sits in an output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// `Vec<Result<..>>`.
+    Vec,
+    /// A struct field.
+    Field,
+    /// `Option<Vec<Outcome>>`: through an alias, two levels down.
+    OptionOfAlias,
+}
+
+/// What an `anyhow`/`eyre` chain holds under its context string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFault {
+    /// An `ArgumentError`: the model is shown its message alone.
+    Argument,
+    /// A `Disclose` variant that is not an argument error: its kind.
+    Store,
+    /// Nothing classified: `Error`.
+    Plain,
+}
+
+/// The message of an output refused because it holds a `Result`: fixed, nothing of the value.
+pub(super) const HOLDS_RESULT: &str = "the tool's output holds a `Result`, which is never sent to the model \
+    as output (its `Err` would reach the model as a success); return errors as the tool's own `Err`";
+
+/// The argument message a developer wrote in an `anyhow`/`eyre` chain: the canary is in the
+/// context around it.
+pub(super) const REPORT_ARGUMENT: &str = "dates look like 2024-05-01";
+/// The root cause or `Disclose` error of an `anyhow`/`eyre` chain: the canary is in the
+/// context around it.
+pub(super) const REPORT_ROOT: &str = "the ledger is locked";
 
 /// One fault of each tool and kind.
 pub fn every_fault() -> Vec<Fault> {
@@ -104,6 +153,17 @@ pub fn every_fault() -> Vec<Fault> {
         Fault::Output,
     ];
     faults.extend([Unavailable, Throttled, Flaky, Gone, Corrupt, Backend].map(Fault::Store));
+    faults.extend([false, true].map(|renamed| Fault::Aliased { renamed }));
+    faults.push(Fault::ResultInOutput(Depth::Vec));
+    for eyre in [false, true] {
+        for inner in [
+            ReportFault::Argument,
+            ReportFault::Store,
+            ReportFault::Plain,
+        ] {
+            faults.push(Fault::Report { eyre, inner });
+        }
+    }
     faults
 }
 
@@ -127,6 +187,11 @@ impl Fault {
             Self::Panic { asynchronous: true } => "fail_panic_async",
             Self::Timeout => "fail_slow",
             Self::Output => "fail_output",
+            Self::Aliased { renamed: false } => "fail_aliased",
+            Self::Aliased { renamed: true } => "fail_renamed",
+            Self::ResultInOutput(_) => "fail_result_in_output",
+            Self::Report { eyre: false, .. } => "fail_anyhow",
+            Self::Report { eyre: true, .. } => "fail_eyre",
         }
     }
 
@@ -142,7 +207,13 @@ impl Fault {
     pub fn is_argument(self) -> bool {
         matches!(
             self,
-            Self::StoreArgument { .. } | Self::Argument { .. } | Self::ArgumentSourced
+            Self::StoreArgument { .. }
+                | Self::Argument { .. }
+                | Self::ArgumentSourced
+                | Self::Report {
+                    inner: ReportFault::Argument,
+                    ..
+                }
         )
     }
 
@@ -150,7 +221,10 @@ impl Fault {
     pub fn is_fatal(self) -> bool {
         matches!(
             self,
-            Self::Store(StoreFault::Corrupt) | Self::HandFailure { fatal: true, .. } | Self::Output
+            Self::Store(StoreFault::Corrupt)
+                | Self::HandFailure { fatal: true, .. }
+                | Self::Output
+                | Self::ResultInOutput(_)
         )
     }
 
@@ -169,9 +243,23 @@ impl Fault {
             Self::Store(StoreFault::Gone) => "StoreError::Gone",
             Self::Store(StoreFault::Corrupt) => "StoreError::Corrupt",
             Self::Store(StoreFault::Backend) => "StoreError::Backend",
-            Self::StoreArgument { .. } | Self::Argument { .. } | Self::ArgumentSourced => {
-                "argument"
-            }
+            Self::StoreArgument { .. }
+            | Self::Argument { .. }
+            | Self::ArgumentSourced
+            | Self::Report {
+                inner: ReportFault::Argument,
+                ..
+            } => "argument",
+            Self::Aliased { .. } => "SerError",
+            Self::ResultInOutput(_) => "OutputError",
+            Self::Report {
+                inner: ReportFault::Store,
+                ..
+            } => "StoreError::Unavailable",
+            Self::Report {
+                inner: ReportFault::Plain,
+                ..
+            } => "Error",
             Self::Io(_) => "io::Error",
             Self::Boxed { .. } => "Error",
             Self::HandFailure { .. } => "Upstream",
@@ -217,6 +305,20 @@ impl Fault {
             Self::Output => {
                 format!("the tool's output could not be serialized to JSON: {message}")
             }
+            Self::Aliased { .. } => message.to_owned(),
+            Self::ResultInOutput(_) => HOLDS_RESULT.to_owned(),
+            Self::Report {
+                inner: ReportFault::Argument,
+                ..
+            } => REPORT_ARGUMENT.to_owned(),
+            Self::Report {
+                inner: ReportFault::Store,
+                ..
+            } => format!("store unavailable: {REPORT_ROOT}"),
+            Self::Report {
+                inner: ReportFault::Plain,
+                ..
+            } => REPORT_ROOT.to_owned(),
             Self::Panic { .. } | Self::Timeout => return None,
         })
     }

@@ -25,11 +25,18 @@ mod strategy;
 mod tools;
 
 pub use canary::{CANARY_LEN, canary};
-pub use errors::{BadDate, IO_KINDS, LedgerError, PlainError, StoreError, Unserializable};
-pub use expect::{check_cut, check_surface, full_chain};
-pub use fault::{Fault, SLOW_TOOL_LIMIT, StoreFault, every_fault};
+pub use errors::{
+    BadDate, IO_KINDS, LedgerError, Outcome, PlainError, Report, SerError, StoreError,
+    Unserializable,
+};
+pub use expect::{check_cut, check_surface, duration_text, full_chain};
+pub use fault::{Depth, Fault, ReportFault, SLOW_TOOL_LIMIT, StoreFault, every_fault};
 pub use registry::{Registered, Registry, Spec};
 pub use strategy::{around, cases, fault, spec};
+pub use tools::{
+    FailAliased, FailAnyhow, FailEyre, FailRenamed, FailResultInOutput, Shapes, fail_aliased,
+    fail_anyhow, fail_eyre, fail_renamed, fail_result_in_output,
+};
 pub use tools::{
     FailArgument, FailBoxed, FailFailure, FailIo, FailOutput, FailPanic, FailPanicAsync, FailPlain,
     FailSlow, FailSourced, FailStore, fail_argument, fail_boxed, fail_failure, fail_io,

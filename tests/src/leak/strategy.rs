@@ -2,12 +2,14 @@
 
 use proptest::prelude::*;
 use reticent::RetryHint;
-use reticent::render::MAX_MESSAGE_LEN;
+use reticent::ToolError;
 
 use super::canary::CANARY_LEN;
 use super::errors::IO_KINDS;
-use super::fault::{Fault, StoreFault};
+use super::fault::{Depth, Fault, ReportFault, StoreFault};
 use super::registry::Spec;
+
+const MAX_MESSAGE_LEN: usize = ToolError::MAX_MESSAGE_LEN;
 
 fn hint() -> impl Strategy<Value = Option<RetryHint>> {
     prop_oneof![
@@ -43,6 +45,18 @@ pub fn fault(timeouts: u32) -> impl Strategy<Value = Fault> {
         // fatal: each ends its run after its turn, so rarer
         1 => Just(Fault::Store(Corrupt)),
         1 => Just(Fault::Output),
+        8 => any::<bool>().prop_map(|renamed| Fault::Aliased { renamed }),
+        1 => prop_oneof![Just(Depth::Vec), Just(Depth::Field), Just(Depth::OptionOfAlias)]
+            .prop_map(Fault::ResultInOutput),
+        12 => (
+            any::<bool>(),
+            prop_oneof![
+                Just(ReportFault::Argument),
+                Just(ReportFault::Store),
+                Just(ReportFault::Plain)
+            ]
+        )
+            .prop_map(|(eyre, inner)| Fault::Report { eyre, inner }),
     ]
 }
 

@@ -6,8 +6,11 @@ use std::time::Duration;
 
 use reticent::{ArgumentError, BoxError, Failure, Tool};
 
-use super::errors::{BadDate, IO_KINDS, LedgerError, PlainError, StoreError, Unserializable};
-use super::fault::{Fault, StoreFault};
+use super::errors::{
+    BadDate, IO_KINDS, LedgerError, Outcome, PlainError, Report, SerError, StoreError,
+    Unserializable,
+};
+use super::fault::{Depth, Fault, REPORT_ARGUMENT, REPORT_ROOT, ReportFault, StoreFault};
 use super::registry::lookup;
 
 fn io(message: String) -> std::io::Error {
@@ -133,10 +136,11 @@ pub fn fail_argument(
         _ => {
             // the message the developer wrote for the model is the prefix and suffix; the
             // secret is in the source
-            ArgumentError::from_error(BadDate {
+            let error = BadDate {
                 message: spec.message.replace(&spec.canary, ""),
                 source: io(spec.message.clone()),
-            })
+            };
+            ArgumentError::new(error.to_string()).with_source(error)
         }
     })
 }
@@ -188,6 +192,108 @@ pub fn fail_output(
     Ok(Unserializable(lookup(key).message.clone()))
 }
 
+mod renamed {
+    pub(super) use std::result::Result as Res;
+}
+use renamed::Res;
+
+/// Fails through an alias of `Result` with an error that derives `Serialize`.
+#[reticent::tool]
+pub fn fail_aliased(
+    /// Which failure.
+    key: u64,
+) -> Outcome {
+    Err(SerError {
+        message: lookup(key).message.clone(),
+    })
+}
+
+/// Fails through a `Result` renamed with `use … as`.
+#[reticent::tool]
+pub async fn fail_renamed(
+    /// Which failure.
+    key: u64,
+) -> Res<String, SerError> {
+    Err(SerError {
+        message: lookup(key).message.clone(),
+    })
+}
+
+/// The outputs with a `Result` deeper in them: serialized as the shape they hold.
+#[derive(Debug, serde::Serialize)]
+#[serde(untagged)]
+pub enum Shapes {
+    /// `Vec<Result<..>>`.
+    Vec(Vec<Result<u32, SerError>>),
+    /// A struct field.
+    Field(Report),
+    /// `Option<Vec<Outcome>>`.
+    OptionOfAlias(Option<Vec<Outcome>>),
+}
+
+/// Succeeds with a `Result` deeper in its output, the secret in its error.
+#[reticent::tool]
+pub fn fail_result_in_output(
+    /// Which failure.
+    key: u64,
+) -> Result<Shapes, PlainError> {
+    let spec = lookup(key);
+    let error = SerError {
+        message: spec.message.clone(),
+    };
+    let Fault::ResultInOutput(depth) = spec.fault else {
+        unreachable!()
+    };
+    Ok(match depth {
+        Depth::Vec => Shapes::Vec(vec![Ok(1), Err(error)]),
+        Depth::Field => Shapes::Field(Report {
+            rows: 1,
+            outcome: Err(error),
+        }),
+        Depth::OptionOfAlias => Shapes::OptionOfAlias(Some(vec![Outcome::Err(error)])),
+    })
+}
+
+/// Fails with an `anyhow::Error` whose context string holds the secret.
+#[reticent::tool]
+pub fn fail_anyhow(
+    /// Which failure.
+    key: u64,
+) -> anyhow::Result<String> {
+    use anyhow::Context as _;
+    let spec = lookup(key);
+    let Fault::Report { inner, .. } = spec.fault else {
+        unreachable!()
+    };
+    let context = spec.message.clone();
+    match inner {
+        ReportFault::Argument => Err(ArgumentError::new(REPORT_ARGUMENT)).context(context),
+        ReportFault::Store => Err(StoreError::Unavailable(REPORT_ROOT.to_owned())).context(context),
+        ReportFault::Plain => Err(anyhow::anyhow!(REPORT_ROOT)).context(context),
+    }
+}
+
+/// Fails with an `eyre::Report` whose context string holds the secret.
+#[reticent::tool]
+pub async fn fail_eyre(
+    /// Which failure.
+    key: u64,
+) -> eyre::Result<String> {
+    use eyre::WrapErr as _;
+    let spec = lookup(key);
+    let Fault::Report { inner, .. } = spec.fault else {
+        unreachable!()
+    };
+    let context = spec.message.clone();
+    match inner {
+        ReportFault::Argument => Err(ArgumentError::new(REPORT_ARGUMENT)).wrap_err(context),
+        ReportFault::Store => {
+            Err(StoreError::Unavailable(REPORT_ROOT.to_owned())).wrap_err(context)
+        }
+        ReportFault::Plain => Err(eyre::eyre!(REPORT_ROOT)).wrap_err(context),
+    }
+}
+
 /// Every failing tool, once.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
     vec![
@@ -202,6 +308,11 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(FailPanicAsync),
         Arc::new(FailSlow),
         Arc::new(FailOutput),
+        Arc::new(FailAliased),
+        Arc::new(FailRenamed),
+        Arc::new(FailResultInOutput),
+        Arc::new(FailAnyhow),
+        Arc::new(FailEyre),
     ]
 }
 

@@ -237,10 +237,7 @@ async fn hand_built_failures_and_argument_errors_take_hints() {
 async fn with_include_error_message_the_hint_comes_before_the_message() {
     let shown = shown(
         vec![call("c1", "charge_card", "unavailable")],
-        ToolFailureOptions {
-            include_error_message: true,
-            ..Default::default()
-        },
+        ToolFailureOptions::default().include_error_message(true),
     )
     .await;
     // The message is there only because the caller opted in; the hint stays fixed text.
@@ -354,10 +351,7 @@ async fn a_timeout_says_how_long_the_tool_had_and_that_its_effect_is_unknown() {
     ]);
     let agent = Agent::builder(model.clone())
         .tool(Settle)
-        .failure_options(ToolFailureOptions {
-            timeout: Some(Duration::from_secs(5)),
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().timeout(Duration::from_secs(5)))
         .build()
         .unwrap();
 

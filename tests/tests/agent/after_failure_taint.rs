@@ -319,10 +319,7 @@ async fn a_failed_untrusted_call_taints_only_when_its_message_is_shown() {
     let bank = Arc::new(Bank::default());
     let model = script();
     let result = agent(&model, &bank)
-        .failure_options(ToolFailureOptions {
-            include_error_message: true,
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().include_error_message(true))
         .build()
         .unwrap()
         .run("Read the page")

@@ -176,10 +176,7 @@ async fn include_error_message_is_the_per_agent_opt_in() {
         || ScriptedModel::new(vec![charge("call_1", 25_000), ModelResponse::text("sorry")]);
     let opted_in = Agent::builder(script())
         .tool(ChargeCard)
-        .failure_options(ToolFailureOptions {
-            include_error_message: true,
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().include_error_message(true))
         .build()
         .unwrap();
     let default = Agent::builder(script()).tool(ChargeCard).build().unwrap();

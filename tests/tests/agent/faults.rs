@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use futures::future::BoxFuture;
 use reticent::{
     Agent, AgentError, ArgumentError, ModelResponse, ScriptedModel, StopReason, Tool, ToolCall,
-    ToolContext, ToolDefinition, ToolError, ToolFailureMode, ToolPanicked, ToolResult, UnknownTool,
+    ToolContext, ToolDefinition, ToolFailureMode, ToolFuture, ToolPanicked, ToolResult,
+    UnknownTool,
 };
 use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::{Value, json};
@@ -269,12 +269,11 @@ struct EagerPanic {
 impl EagerPanic {
     fn new() -> Self {
         Self {
-            definition: ToolDefinition {
-                name: "eager".into(),
-                description: "Panics at once.".into(),
-                parameters: json!({"type": "object", "properties": {}}),
-                annotations: Default::default(),
-            },
+            definition: ToolDefinition::new(
+                "eager",
+                "Panics at once.",
+                json!({"type": "object", "properties": {}}),
+            ),
         }
     }
 }
@@ -284,7 +283,7 @@ impl Tool for EagerPanic {
         &self.definition
     }
 
-    fn call(&self, _args: Value, _cx: ToolContext) -> BoxFuture<'_, Result<Value, ToolError>> {
+    fn call(&self, _args: Value, _cx: ToolContext) -> ToolFuture<'_> {
         std::panic::panic_any(42_u32)
     }
 }

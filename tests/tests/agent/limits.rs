@@ -189,10 +189,7 @@ fn repeats() -> Vec<Repeats> {
                 one(charge("c2", 500)),
                 ModelResponse::text("no"),
             ],
-            options: ToolFailureOptions {
-                collapse_repeats: false,
-                ..Default::default()
-            },
+            options: ToolFailureOptions::default().collapse_repeats(false),
             shown: &[("c1", GATEWAY), ("c2", GATEWAY)],
             then: |_, _| {},
         },
@@ -363,8 +360,24 @@ async fn tool_calls_in_the_last_turn_are_not_run() {
 
     assert_eq!(result.stop_reason, StopReason::FailureLimit);
     assert_eq!(result.output, "Let me look it up.");
+    assert!(result.answered);
     assert_eq!(payments.calls.load(Ordering::SeqCst), 3);
-    assert_eq!(tool_results(&result.messages).len(), 3);
+    // The call of the last turn is not run, but answered: every call has its result.
+    let results = tool_results(&result.messages);
+    assert_eq!(results.len(), 4);
+    assert_eq!(
+        (results[3].call_id.as_str(), results[3].is_error),
+        ("c4", true)
+    );
+    assert_eq!(
+        results[3].content,
+        "Tool 'lookup_order' was not run: tools are disabled for the rest of this conversation"
+    );
+    let last = result.tool_failures.last().unwrap();
+    assert_eq!(
+        (last.call_id.as_str(), last.kind.as_str()),
+        ("c4", "tools_disabled")
+    );
 }
 
 #[tokio::test]

@@ -49,6 +49,8 @@ fn script() -> ScriptedModel {
 /// A compact name for each event, for checking their order.
 fn describe(event: &AgentEvent) -> String {
     match event {
+        AgentEvent::TextDelta { turn, text } => format!("text {turn}: {text}"),
+        AgentEvent::ToolCallRequested { turn, id, .. } => format!("requested {turn} {id}"),
         AgentEvent::ModelResponded { turn, .. } => format!("model {turn}"),
         AgentEvent::ToolStarted { call } => format!("started {}", call.id),
         AgentEvent::ToolSucceeded { call_id, .. } => format!("succeeded {call_id}"),
@@ -72,29 +74,34 @@ async fn the_events_tell_the_run_in_order() {
     assert_eq!(
         events.iter().map(describe).collect::<Vec<_>>(),
         [
+            // the model's turn as it streams in, then whole
+            "requested 1 c1",
+            "requested 1 c2",
             "model 1",
             "started c1",
             "started c2",
             "failed c1",
             "succeeded c2",
+            "text 2: The charge failed; the order is ORD-1042.",
             "model 2",
             "finished ok"
         ]
     );
 
-    let AgentEvent::ModelResponded { turn: 1, response } = &events[0] else {
+    // events[0] and [1]: the calls requested as the turn streamed in
+    let AgentEvent::ModelResponded { turn: 1, response } = &events[2] else {
         unreachable!()
     };
     assert_eq!(response.tool_calls.len(), 2);
     assert_eq!(response.usage, Usage::new(100, 10));
-    let AgentEvent::ToolStarted { call } = &events[1] else {
+    let AgentEvent::ToolStarted { call } = &events[3] else {
         unreachable!()
     };
     assert_eq!(
         call,
         &ToolCall::new("c1", "charge_card", json!({"amount_cents": 4200}))
     );
-    let AgentEvent::ToolFailed(failure) = &events[3] else {
+    let AgentEvent::ToolFailed(failure) = &events[5] else {
         unreachable!()
     };
     assert_eq!(failure.tool, "charge_card");
@@ -110,7 +117,7 @@ async fn the_events_tell_the_run_in_order() {
         call_id,
         output,
         ..
-    } = &events[4]
+    } = &events[6]
     else {
         unreachable!()
     };
@@ -119,7 +126,7 @@ async fn the_events_tell_the_run_in_order() {
         ("lookup_order", "c2", "ORD-1042: 1 lamp")
     );
 
-    let AgentEvent::Finished(Ok(result)) = &events[6] else {
+    let Some(AgentEvent::Finished(Ok(result))) = events.last() else {
         unreachable!()
     };
     assert_eq!(result.output, "The charge failed; the order is ORD-1042.");
@@ -166,7 +173,8 @@ async fn nothing_runs_until_the_stream_is_polled() {
     let events: Vec<AgentEvent> = stream.collect().await;
 
     assert_eq!(model.requests().len(), 2);
-    assert_eq!(events.len(), 7);
+    // seven events, and the turns as they streamed in: two calls requested, one text delta
+    assert_eq!(events.len(), 10);
 }
 
 #[tokio::test]
@@ -183,6 +191,8 @@ async fn finished_is_last_and_carries_the_error_when_the_run_fails() {
     assert_eq!(
         events.iter().map(describe).collect::<Vec<_>>(),
         [
+            "requested 1 c1",
+            "requested 1 c2",
             "model 1",
             "started c1",
             "started c2",

@@ -267,10 +267,7 @@ async fn a_cancelled_run_is_marked_cancelled_and_no_tool_span_failed() {
     });
 
     let error = agent(model)
-        .failure_options(ToolFailureOptions {
-            timeout: Some(Duration::from_secs(30)),
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().timeout(Duration::from_secs(30)))
         .build()
         .unwrap()
         .run_with("Report", RunOptions::default().cancellation(token))

@@ -75,10 +75,7 @@ fn setup(tool: &str, timeout: Option<Duration>) -> Setup {
     let reports = Arc::new(Reports::default());
     let agent = Agent::builder(model.clone())
         .toolbox(Arc::clone(&reports))
-        .failure_options(ToolFailureOptions {
-            timeout,
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().timeout(timeout))
         .build()
         .unwrap();
     Setup {

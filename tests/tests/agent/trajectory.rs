@@ -238,10 +238,7 @@ async fn another_disclosure_setting_diverges_because_the_model_saw_other_text() 
     let agent = Agent::builder(replay)
         .system(SYSTEM)
         .toolbox(Arc::new(Shop::default()))
-        .failure_options(ToolFailureOptions {
-            include_error_message: true,
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().include_error_message(true))
         .build()
         .unwrap();
 

@@ -31,10 +31,7 @@ async fn run(include_error_message: bool) -> reticent::AgentResult {
     ]);
     Agent::builder(model)
         .tool(Haunted)
-        .failure_options(ToolFailureOptions {
-            include_error_message,
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().include_error_message(include_error_message))
         .build()
         .unwrap()
         .run("go")

@@ -248,10 +248,7 @@ async fn the_opt_in_is_what_lets_the_message_through() {
     // the checks above would catch a leak.
     let model = ScriptedModel::new(script());
     let agent = builder(&model)
-        .failure_options(ToolFailureOptions {
-            include_error_message: true,
-            ..Default::default()
-        })
+        .failure_options(ToolFailureOptions::default().include_error_message(true))
         .build()
         .unwrap();
 

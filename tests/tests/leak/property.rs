@@ -4,9 +4,13 @@
 //! Each case makes failures of every kind a tool has — plain error types, the variants of a
 //! `#[derive(Disclose)]` enum (argument, kind, hinted, fatal, with a source), `io::Error`,
 //! boxed errors, hand-built `Failure`s and `ArgumentError`s, errors whose source holds the
-//! secret, panics, timeouts and outputs that cannot be serialized — each with its own canary in
-//! a generated message (short, unicode, long, or with the canary where a message is cut), and
-//! runs them with the opt-in `include_error_message` on or off. Then:
+//! secret, panics, timeouts, outputs that cannot be serialized, errors that derive `Serialize`
+//! returned through an alias of `Result` or a renamed `Result`, outputs with a `Result` deeper
+//! in them (a `Vec`, a struct field, an `Option` of an alias), and `anyhow`/`eyre` chains whose
+//! context string holds the secret above an argument error, a `Disclose` error or a plain
+//! message — each with its own canary in a generated message (short, unicode, long, or with
+//! the canary where a message is cut), and runs them with the opt-in `include_error_message`
+//! on or off. Then:
 //!
 //! - nothing the model receives holds a canary it may not see: the text of each failure
 //!   (`ToolError::model_text`, `ToolFailure::shown_to_model`), the transcript, every request
@@ -193,6 +197,22 @@ fn key_of(arguments: &Value) -> Result<u64, TestCaseError> {
 
 // ---- the caller's record -------------------------------------------------------------------
 
+/// Whether `failure` is a call the model made in its last turn, which offered no tools: not
+/// run, and answered with fixed text.
+fn not_run(failure: &ToolFailure) -> Result<bool, TestCaseError> {
+    if failure.kind != "tools_disabled" {
+        return Ok(false);
+    }
+    prop_assert_eq!(
+        &failure.shown_to_model,
+        &format!(
+            "Tool '{}' was not run: tools are disabled for the rest of this conversation",
+            failure.tool
+        )
+    );
+    Ok(true)
+}
+
 /// The caller's record of one failure holds the whole error.
 fn check_caller(
     what: &str,
@@ -217,7 +237,8 @@ fn check_caller(
     Ok(())
 }
 
-/// The `execute_tool` span of the call holds the whole error.
+/// The `execute_tool` span of the call holds the whole error — except an argument error's,
+/// whose message echoes what the model sent: without `record_content` it stays off the span.
 fn check_span(
     spans: &HashMap<String, reticent_tests::spans::SpanRecord>,
     failure: &ToolFailure,
@@ -230,6 +251,14 @@ fn check_span(
     prop_assert_eq!(span.field("otel.status_code"), Some("ERROR"));
     prop_assert_eq!(span.field("error.type"), Some(registered.fault.kind()));
     let message = span.field("error.message").unwrap_or_default();
+    if registered.fault.kind() == "argument" {
+        prop_assert!(
+            !message.contains(&registered.canary) && message.contains("arguments were refused"),
+            "the span of {} holds an argument error's message: {message:?}",
+            failure.call_id
+        );
+        return Ok(());
+    }
     let expected = registered.caller_text(settings.limit);
     prop_assert!(
         message.contains(&expected),
@@ -272,6 +301,9 @@ fn check_run(
     );
     let mut first_call: HashMap<u64, &str> = HashMap::new();
     for failure in &record.tool_failures {
+        if not_run(failure)? {
+            continue;
+        }
         let key = key_of(&failure.arguments)?;
         let registered = &by_key[&key];
         check_caller("the run's record", failure, registered, settings)?;
@@ -348,6 +380,9 @@ fn record_of<'a>(
     match result {
         Ok(record) => {
             for failure in &record.tool_failures {
+                if not_run(failure)? {
+                    continue;
+                }
                 let registered = &by_key[&key_of(&failure.arguments)?];
                 prop_assert!(
                     !propagate && !registered.fault.is_fatal(),
@@ -550,11 +585,12 @@ fn run_agent_case(case: AgentCase, counts: &Counts) -> CaseResult {
         } else {
             ToolFailureMode::ReportToModel
         })
-        .failure_options(ToolFailureOptions {
-            include_error_message: case.include_error_message,
-            timeout: case.timeout,
-            collapse_repeats: case.collapse_repeats,
-        })
+        .failure_options(
+            ToolFailureOptions::default()
+                .include_error_message(case.include_error_message)
+                .timeout(case.timeout)
+                .collapse_repeats(case.collapse_repeats),
+        )
         .max_parallel_tools(case.max_parallel_tools)
         .max_consecutive_failures(case.max_consecutive_failures);
     for tool in tools() {
@@ -578,8 +614,10 @@ fn run_agent_case(case: AgentCase, counts: &Counts) -> CaseResult {
     for event in &events[..events.len() - 1] {
         match event {
             AgentEvent::ToolFailed(failure) => {
-                let registered = &by_key[&key_of(&failure.arguments)?];
-                check_caller("the ToolFailed event", failure, registered, &settings)?;
+                if !not_run(failure)? {
+                    let registered = &by_key[&key_of(&failure.arguments)?];
+                    check_caller("the ToolFailed event", failure, registered, &settings)?;
+                }
                 failed_events.push((failure.call_id.as_str(), failure.shown_to_model.as_str()));
             }
             other => check_surface(
@@ -867,11 +905,11 @@ fn run_provider_case(provider: Provider, case: ProviderCase, counts: &Counts) ->
             } else {
                 ToolFailureMode::ReportToModel
             })
-            .failure_options(ToolFailureOptions {
-                include_error_message: case.include_error_message,
-                timeout: Some(PROVIDER_TIMEOUT),
-                ..ToolFailureOptions::default()
-            })
+            .failure_options(
+                ToolFailureOptions::default()
+                    .include_error_message(case.include_error_message)
+                    .timeout(PROVIDER_TIMEOUT),
+            )
             .max_consecutive_failures(1000);
         for tool in tools() {
             builder = builder.tool_arc(tool);

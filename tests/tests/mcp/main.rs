@@ -6,6 +6,11 @@
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
 #![forbid(unsafe_code)]
 
+mod client_python;
+mod client_reticent;
+mod client_tools;
 mod http;
+mod progress;
 mod python_client;
 mod server;
+mod shutdown;

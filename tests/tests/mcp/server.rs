@@ -9,7 +9,7 @@ use reticent::mcp::rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, CustomRequest, ErrorCode, ServerResult,
 };
 use reticent::mcp::rmcp::service::{PeerRequestOptions, ServiceError};
-use reticent::{ArgumentError, BuildError, Tool, ToolContext};
+use reticent::{ArgumentError, Tool, ToolContext};
 use reticent_tests::mcp::{Failures, connect, text};
 use reticent_tests::spans::capture_spans;
 use serde_json::{Value, json};
@@ -484,7 +484,7 @@ fn build_refuses_two_tools_with_one_name() {
         .unwrap_err();
     assert_eq!(
         error,
-        BuildError::DuplicateTool {
+        reticent::mcp::BuildError::DuplicateTool {
             name: "echo".into()
         }
     );

@@ -4,19 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use reticent::providers::anthropic::Anthropic;
 use reticent::{Agent, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolResult, Usage};
-use reticent_tests::provider::{Reply, TestServer, fixture, fixture_json, order_tools};
+use reticent_tests::provider::{
+    ANTHROPIC_KEY as KEY, Reply, TestServer, anthropic as model, fixture, fixture_json,
+    order_tools, retry_after,
+};
 use serde_json::json;
-
-const KEY: &str = "sk-ant-api03-test-9c8b7a6f5e4d";
-
-fn model(server: &TestServer) -> Anthropic {
-    Anthropic::new(KEY, "claude-sonnet-4-5")
-        .base_url(&server.url)
-        .retry_delay(Duration::from_millis(10))
-        .timeout(Duration::from_secs(10))
-}
 
 fn request() -> ModelRequest {
     ModelRequest {
@@ -267,6 +260,24 @@ async fn retries_429_after_the_retry_after_delay() {
 }
 
 #[tokio::test]
+async fn an_absurd_retry_after_on_a_success_is_ignored() {
+    retry_after::absurd_on_success(model, || {
+        Reply::json(fixture("anthropic/response_text.json"))
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_absurd_retry_after_on_a_429_returns_the_error_at_once() {
+    retry_after::absurd_on_429(
+        model,
+        || Reply::status(429, fixture("anthropic/error_rate_limit.json")),
+        "rate_limit_error: This request would exceed",
+    )
+    .await;
+}
+
+#[tokio::test]
 async fn overload_that_outlasts_the_retries_is_a_model_error_with_status_and_message() {
     let server = TestServer::start(vec![overloaded(), overloaded()]).await;
     let error = model(&server)
@@ -294,7 +305,7 @@ async fn a_request_that_outlasts_the_timeout_fails() {
         .await
         .unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(5));
-    assert_eq!(error.message(), "no response within 0.2s");
+    assert_eq!(error.message(), "no response within 200ms");
 }
 
 #[tokio::test]

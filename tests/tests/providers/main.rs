@@ -6,6 +6,10 @@
 #![forbid(unsafe_code)]
 
 mod anthropic;
+mod anthropic_stream;
 mod env;
 mod openai;
+mod openai_stream;
 mod schema_dialect;
+mod schema_dialect_agent;
+mod schema_dialect_property;

@@ -1,13 +1,12 @@
 //! Schema dialects: a table of schemas in and out for OpenAI strict mode and Gemini, the
 //! refusals, and the agent converting every tool once, when it is built.
+//!
+//! Keywords a dialect enforces stay keywords; a `format` a Rust number type implies is never
+//! written into a description (its range, when 32 bits or fewer, becomes `minimum`/`maximum`).
 
 use std::collections::HashMap;
 
-use futures::future::BoxFuture;
-use reticent::{
-    Agent, BuildError, Model, ModelError, ModelRequest, ModelResponse, SchemaDialect,
-    ScriptedModel, Tool,
-};
+use reticent::{Agent, BuildError, Model, ModelResponse, SchemaDialect, ScriptedModel, Tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -59,33 +58,91 @@ fn openai_strict_table() {
         "type": "object",
         "properties": {
             "street": {"type": "string"},
-            "postcode": {"type": ["string", "null"], "description": "pattern: ^[0-9]{4}$"}
+            "postcode": {"type": ["string", "null"], "pattern": "^[0-9]{4}$"}
         },
         "required": ["street", "postcode"],
         "additionalProperties": false
     });
     let cases: Vec<(&str, Value, Value)> = vec![
         (
-            "an optional integer becomes required and keeps null; its bounds move to the description",
+            "an optional integer becomes required and keeps null; its bounds stay keywords, the \
+             format its type implies goes",
             root(
                 json!({"days": {"type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 16}}),
                 &[],
             ),
             root(
-                json!({"days": {"type": ["integer", "null"], "description": "format: uint8; minimum: 0; maximum: 16"}}),
+                json!({"days": {"type": ["integer", "null"], "minimum": 0, "maximum": 16}}),
                 &["days"],
             ),
         ),
         (
-            "an optional string gains null; its pattern follows its description",
+            "a narrow integer format's range becomes bounds; a wide one's does not",
+            root(
+                json!({
+                    "n": {"type": "integer", "format": "uint32", "minimum": 0},
+                    "i": {"type": "integer", "format": "int32", "description": "An index."},
+                    "big": {"type": "integer", "format": "uint64", "minimum": 0},
+                    "x": {"type": "number", "format": "double"}
+                }),
+                &["n", "i", "big", "x"],
+            ),
+            root(
+                json!({
+                    "n": {"type": "integer", "minimum": 0, "maximum": 4_294_967_295u32},
+                    "i": {"type": "integer", "description": "An index.", "minimum": i32::MIN, "maximum": i32::MAX},
+                    "big": {"type": "integer", "minimum": 0},
+                    "x": {"type": "number"}
+                }),
+                &["n", "i", "big", "x"],
+            ),
+        ),
+        (
+            "an optional string gains null; its pattern stays, its length follows its description",
             root(
                 json!({"id": {"type": "string", "description": "The id.", "pattern": "^ORD-", "minLength": 5}}),
                 &[],
             ),
             root(
-                json!({"id": {"type": ["string", "null"], "description": "The id. (pattern: ^ORD-; minLength: 5)"}}),
+                json!({"id": {"type": ["string", "null"], "description": "The id. (minLength: 5)", "pattern": "^ORD-"}}),
                 &["id"],
             ),
+        ),
+        (
+            "numeric constraints and string formats strict mode knows stay; the rest is described",
+            root(
+                json!({
+                    "qty": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5},
+                    "tags": {"type": "array", "items": {"type": "string", "maxLength": 8}, "uniqueItems": true, "maxItems": 5},
+                    "at": {"type": "string", "format": "date-time"},
+                    "site": {"type": "string", "format": "uri"}
+                }),
+                &["qty", "tags", "at", "site"],
+            ),
+            root(
+                json!({
+                    "qty": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5},
+                    "tags": {"type": "array", "items": {"type": "string", "description": "maxLength: 8"}, "maxItems": 5, "description": "uniqueItems: true"},
+                    "at": {"type": "string", "format": "date-time"},
+                    "site": {"type": "string", "description": "format: uri"}
+                }),
+                &["qty", "tags", "at", "site"],
+            ),
+        ),
+        (
+            "an optional property whose definition already accepts null gains no second null",
+            json!({
+                "type": "object",
+                "properties": {"note": {"$ref": "#/$defs/Note"}},
+                "$defs": {"Note": {"type": ["string", "null"]}}
+            }),
+            json!({
+                "type": "object",
+                "properties": {"note": {"$ref": "#/$defs/Note"}},
+                "required": ["note"],
+                "additionalProperties": false,
+                "$defs": {"Note": {"type": ["string", "null"]}}
+            }),
         ),
         (
             "a required property stays as it is",
@@ -183,7 +240,7 @@ fn openai_strict_table() {
             ),
         ),
         (
-            "array items are converted; array bounds move to the description",
+            "array items are converted; array bounds stay; a default follows the description",
             root(
                 json!({"lines": {"type": "array", "minItems": 1, "items": {
                     "type": "object", "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "default": 1}}, "required": ["sku"]
@@ -191,7 +248,7 @@ fn openai_strict_table() {
                 &["lines"],
             ),
             root(
-                json!({"lines": {"type": "array", "description": "minItems: 1", "items": {
+                json!({"lines": {"type": "array", "minItems": 1, "items": {
                     "type": "object",
                     "properties": {"sku": {"type": "string"}, "qty": {"type": ["integer", "null"], "description": "default: 1"}},
                     "required": ["sku", "qty"],
@@ -207,8 +264,16 @@ fn openai_strict_table() {
                 &["when"],
             ),
             root(
-                json!({"when": {"type": "string", "description": "When. (format: date-time)"}}),
+                json!({"when": {"type": "string", "format": "date-time", "description": "When."}}),
                 &["when"],
+            ),
+        ),
+        (
+            "an empty string in the description is quoted",
+            root(json!({"note": {"type": "string", "default": ""}}), &[]),
+            root(
+                json!({"note": {"type": ["string", "null"], "description": "default: \"\""}}),
+                &["note"],
             ),
         ),
         (
@@ -255,14 +320,32 @@ fn gemini_table() {
     });
     let cases: Vec<(&str, Value, Value)> = vec![
         (
-            "a union with null becomes nullable; Gemini keeps bounds, not unknown formats",
+            "a union with null becomes nullable; Gemini keeps bounds; the format a type implies \
+             goes, not into the description",
             root(
                 json!({"days": {"type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 16}}),
                 &[],
             ),
             json!({"type": "object", "properties": {
-                "days": {"type": "integer", "nullable": true, "minimum": 0, "maximum": 16, "description": "format: uint8"}
+                "days": {"type": "integer", "nullable": true, "minimum": 0, "maximum": 16}
             }, "required": []}),
+        ),
+        (
+            "a narrow integer format's range becomes bounds, also beside a format Gemini keeps; \
+             other string formats are described",
+            root(
+                json!({
+                    "n": {"type": "integer", "format": "uint16", "minimum": 0, "maximum": 65535},
+                    "i": {"type": "integer", "format": "int32"},
+                    "id": {"type": "string", "format": "uuid"}
+                }),
+                &["n", "i", "id"],
+            ),
+            json!({"type": "object", "properties": {
+                "n": {"type": "integer", "minimum": 0, "maximum": 65535},
+                "i": {"type": "integer", "format": "int32", "minimum": i32::MIN, "maximum": i32::MAX},
+                "id": {"type": "string", "description": "format: uuid"}
+            }, "required": ["n", "i", "id"]}),
         ),
         (
             "formats Gemini documents are kept",
@@ -403,6 +486,13 @@ fn refusals_name_the_place_and_the_reason() {
         }}
     });
     let dangling = root(json!({"a": {"$ref": "#/$defs/Missing"}}), &["a"]);
+    // `$ref` beside `anyOf` means both; strict mode takes neither `allOf` nor siblings of `$ref`
+    let ref_and_union = json!({
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A", "anyOf": [{"type": "string"}, {"type": "integer"}]}},
+        "required": ["a"],
+        "$defs": {"A": {"type": "string"}}
+    });
 
     let cases: Vec<(SchemaDialect, &Value, &str, &str)> = vec![
         (
@@ -454,6 +544,12 @@ fn refusals_name_the_place_and_the_reason() {
             "/properties/a",
             "has no definition",
         ),
+        (
+            SchemaDialect::OpenAiStrict,
+            &ref_and_union,
+            "/properties/a",
+            "a reference beside `anyOf`",
+        ),
     ];
     for (dialect, schema, path, reason) in cases {
         let error = dialect.convert(schema).unwrap_err();
@@ -469,30 +565,8 @@ fn refusals_name_the_place_and_the_reason() {
 // ---- through the agent --------------------------------------------------------------------
 
 /// A scripted model that asks for a dialect.
-#[derive(Clone)]
-struct Dialected {
-    inner: ScriptedModel,
-    dialect: SchemaDialect,
-}
-
-impl Model for Dialected {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        self.inner.complete(request)
-    }
-
-    fn schema_dialect(&self) -> SchemaDialect {
-        self.dialect
-    }
-}
-
-fn dialected(dialect: SchemaDialect) -> Dialected {
-    Dialected {
-        inner: ScriptedModel::new(vec![ModelResponse::text("done")]),
-        dialect,
-    }
+fn dialected(dialect: SchemaDialect) -> ScriptedModel {
+    ScriptedModel::new(vec![ModelResponse::text("done")]).with_dialect(dialect)
 }
 
 /// A postal address.
@@ -575,8 +649,25 @@ fn assert_strict(schema: &Value, at: &str) {
                 let keys: Vec<&str> = properties.keys().map(String::as_str).collect();
                 assert_eq!(required, keys, "not all required at {at}");
             }
-            for keyword in ["format", "minimum", "maximum", "pattern", "oneOf", "allOf"] {
+            // keywords strict mode does not take
+            for keyword in [
+                "oneOf",
+                "allOf",
+                "minLength",
+                "maxLength",
+                "uniqueItems",
+                "default",
+            ] {
                 assert!(!node.contains_key(keyword), "`{keyword}` left at {at}");
+            }
+            // a type's number format is dropped; a string format stays only if strict mode knows it
+            if let Some(format) = node.get("format") {
+                let known = ["date-time", "time", "date", "duration", "email", "hostname"];
+                let known = [known.as_slice(), &["ipv4", "ipv6", "uuid"]].concat();
+                assert!(
+                    known.contains(&format.as_str().unwrap()),
+                    "format {format} at {at}"
+                );
             }
             for (key, value) in node {
                 assert_strict(value, &format!("{at}/{key}"));
@@ -631,7 +722,7 @@ async fn the_agent_sends_the_converted_schemas() {
             _ => assert_gemini(&expected, ""),
         }
         agent.run("Ship it.").await.unwrap();
-        let requests = model.inner.requests();
+        let requests = model.requests();
         assert_eq!(requests[0].tools[0].parameters, expected);
         assert_eq!(requests[0].tools[0].description, "Create a shipment.");
     }

@@ -351,17 +351,38 @@ async fn a_raw_identifiers_prefix_is_not_an_argument_name() {
 }
 
 // ---- nested values -------------------------------------------------------------------------
+//
+// An error inside an argument names the path to it: the argument, then the fields and indexes
+// into it (`address.street`, `tags[1]`), so the model sees which part to correct.
 
 #[tokio::test]
-async fn a_wrong_type_inside_a_struct_names_the_argument() {
+async fn a_wrong_type_inside_a_struct_names_the_path_to_it() {
     assert_eq!(
         argument_error(
             &CreateParcel,
             parcel(json!({"address": {"street": 5, "city": "Oslo"}}))
         )
         .await,
-        "Invalid arguments for tool 'create_parcel': argument `address`: invalid type: integer `5`, expected a string"
+        "Invalid arguments for tool 'create_parcel': argument `address.street`: invalid type: integer `5`, expected a string"
     );
+}
+
+#[tokio::test]
+async fn the_caller_gets_the_path_too() {
+    let error = call(&CreateParcel, parcel(json!({"tags": ["a", "b", 3]})))
+        .await
+        .unwrap_err();
+    let ToolError::Argument(error) = error else {
+        panic!("not an argument error: {error:?}")
+    };
+    assert_eq!(error.path(), Some("tags[2]"));
+    let error = call(&CreateParcel, json!({"weight_g": 1}))
+        .await
+        .unwrap_err();
+    let ToolError::Argument(error) = error else {
+        panic!("not an argument error: {error:?}")
+    };
+    assert_eq!(error.path(), Some("recipient"));
 }
 
 #[tokio::test]
@@ -380,7 +401,7 @@ async fn an_unknown_field_of_a_closed_struct_lists_the_fields() {
             parcel(json!({"dimensions": {"width_cm": 1, "height_cm": 2, "depth_cm": 3}}))
         )
         .await,
-        "Invalid arguments for tool 'create_parcel': argument `dimensions`: unknown field `depth_cm`, expected `width_cm` or `height_cm`"
+        "Invalid arguments for tool 'create_parcel': argument `dimensions.depth_cm`: unknown field `depth_cm`, expected `width_cm` or `height_cm`"
     );
 }
 
@@ -396,7 +417,7 @@ async fn an_unknown_enum_variant_lists_the_variants() {
             parcel(json!({"delivery": {"method": "drone"}}))
         )
         .await,
-        "Invalid arguments for tool 'create_parcel': argument `delivery`: unknown variant `drone`, expected `courier` or `pickup`"
+        "Invalid arguments for tool 'create_parcel': argument `delivery.method`: unknown variant `drone`, expected `courier` or `pickup`"
     );
 }
 
@@ -412,11 +433,11 @@ async fn a_missing_tag_is_named() {
 async fn a_wrong_element_in_a_vec_or_map_says_what_was_expected() {
     assert_eq!(
         argument_error(&CreateParcel, parcel(json!({"tags": ["fragile", 7]}))).await,
-        "Invalid arguments for tool 'create_parcel': argument `tags`: invalid type: integer `7`, expected a string"
+        "Invalid arguments for tool 'create_parcel': argument `tags[1]`: invalid type: integer `7`, expected a string"
     );
     assert_eq!(
         argument_error(&CreateParcel, parcel(json!({"labels": {"floor": "third"}}))).await,
-        "Invalid arguments for tool 'create_parcel': argument `labels`: invalid type: string \"third\", expected u32"
+        "Invalid arguments for tool 'create_parcel': argument `labels.floor`: invalid type: string \"third\", expected u32"
     );
 }
 
@@ -476,7 +497,7 @@ async fn values_nested_within_the_limit_reach_the_decoder() {
     // ...and the struct then refuses it for what it is, not for its depth.
     assert!(
         out.model_text("create_parcel", false)
-            .ends_with("argument `address`: invalid type: map, expected a string"),
+            .ends_with("argument `address.street`: invalid type: map, expected a string"),
         "{}",
         out.model_text("create_parcel", false)
     );
@@ -520,7 +541,7 @@ async fn an_8_mib_string_for_a_number_inside_a_struct_is_cut_too() {
     .await;
     assert_bounded(&text, "create_parcel");
     assert!(
-        text.contains("argument `dimensions`: invalid type: string"),
+        text.contains("argument `dimensions.width_cm`: invalid type: string"),
         "{text}"
     );
     assert!(text.ends_with("\", expected u32"), "{text}");

@@ -158,12 +158,11 @@ fn annotations(tool: &dyn Tool) -> ToolAnnotations {
 
 #[test]
 fn annotations_default_to_all_false() {
-    let all_false = ToolAnnotations {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: false,
-    };
+    let all_false = ToolAnnotations::new()
+        .read_only(false)
+        .destructive(false)
+        .idempotent(false)
+        .open_world(false);
     assert_eq!(ToolAnnotations::default(), all_false);
     assert_eq!(annotations(&LookupOrder), all_false);
     assert_eq!(annotations(&WeatherNow), all_false);
@@ -172,55 +171,27 @@ fn annotations_default_to_all_false() {
 #[test]
 fn each_annotation_sets_its_own_flag() {
     let none = ToolAnnotations::default();
-    assert_eq!(
-        annotations(&OnlyReads),
-        ToolAnnotations {
-            read_only: true,
-            ..none
-        }
-    );
-    assert_eq!(
-        annotations(&Destroys),
-        ToolAnnotations {
-            destructive: true,
-            ..none
-        }
-    );
-    assert_eq!(
-        annotations(&Repeats),
-        ToolAnnotations {
-            idempotent: true,
-            ..none
-        }
-    );
-    assert_eq!(
-        annotations(&ReachesOut),
-        ToolAnnotations {
-            open_world: true,
-            ..none
-        }
-    );
+    assert_eq!(annotations(&OnlyReads), none.read_only(true));
+    assert_eq!(annotations(&Destroys), none.destructive(true));
+    assert_eq!(annotations(&Repeats), none.idempotent(true));
+    assert_eq!(annotations(&ReachesOut), none.open_world(true));
 }
 
 #[test]
 fn annotations_combine() {
     assert_eq!(
         annotations(&DeleteRemoteFile),
-        ToolAnnotations {
-            read_only: false,
-            destructive: true,
-            idempotent: true,
-            open_world: true,
-        }
+        ToolAnnotations::new()
+            .destructive(true)
+            .idempotent(true)
+            .open_world(true)
     );
     assert_eq!(
         annotations(&FetchPage),
-        ToolAnnotations {
-            read_only: true,
-            destructive: false,
-            idempotent: true,
-            open_world: true,
-        }
+        ToolAnnotations::new()
+            .read_only(true)
+            .idempotent(true)
+            .open_world(true)
     );
 }
 
@@ -228,11 +199,33 @@ fn annotations_combine() {
 fn annotations_take_explicit_booleans() {
     assert_eq!(
         annotations(&ExplicitFlags),
-        ToolAnnotations {
-            read_only: true,
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::new().read_only(true)
     );
+}
+
+// ---- title and approval --------------------------------------------------------------------
+
+/// Refund a payment.
+#[reticent::tool(title = "Refund a payment", destructive, needs_approval)]
+fn refund(payment_id: String) -> String {
+    payment_id
+}
+
+#[test]
+fn title_sets_the_definitions_title() {
+    let definition = Refund.definition();
+    assert_eq!(definition.title.as_deref(), Some("Refund a payment"));
+    assert_eq!(definition.name, "refund");
+    assert!(definition.annotations.destructive);
+    // Without it, there is none: the name is what the model calls the tool by.
+    assert_eq!(LookupOrder.definition().title, None);
+}
+
+#[test]
+fn needs_approval_asks_for_a_persons_approval() {
+    assert!(Refund.needs_approval());
+    assert!(!LookupOrder.needs_approval());
+    assert!(!WeatherNow.needs_approval());
 }
 
 // ---- time limits ---------------------------------------------------------------------------
@@ -428,7 +421,7 @@ impl Counter {
     /// Reset the counter.
     ///
     /// Sets it back to zero.
-    #[tool(destructive, idempotent)]
+    #[tool(destructive, idempotent, title = "Reset the counter", needs_approval)]
     fn reset(&self, cx: &ToolContext) -> Result<String, ArgumentError> {
         self.count.store(0, Ordering::SeqCst);
         Ok(cx.call_id().to_owned())
@@ -480,6 +473,14 @@ fn tools_methods_have_definitions_like_free_functions() {
 
     let read = find(&tools, "read-counter");
     assert_eq!(read.definition().description, "Read the counter.");
+    assert_eq!(read.definition().title, None);
+    assert!(!read.needs_approval());
+    let reset = find(&tools, "reset");
+    assert_eq!(
+        reset.definition().title.as_deref(),
+        Some("Reset the counter")
+    );
+    assert!(reset.needs_approval());
     assert!(read.definition().annotations.read_only);
     assert_eq!(read.timeout(), Some(Duration::from_millis(150)));
 
@@ -490,11 +491,7 @@ fn tools_methods_have_definitions_like_free_functions() {
     );
     assert_eq!(
         reset.definition().annotations,
-        ToolAnnotations {
-            destructive: true,
-            idempotent: true,
-            ..ToolAnnotations::default()
-        }
+        ToolAnnotations::new().destructive(true).idempotent(true)
     );
     assert_eq!(reset.timeout(), None);
     // `&self` and the context are not parameters.

@@ -4,7 +4,7 @@
 use std::error::Error as StdError;
 use std::sync::Arc;
 
-use reticent::render::MAX_MESSAGE_LEN;
+const MAX_MESSAGE_LEN: usize = reticent::ToolError::MAX_MESSAGE_LEN;
 use reticent::{
     ArgumentError, BoxError, Disclose, Disclosure, Failure, Tool, ToolContext, ToolError, Toolbox,
 };

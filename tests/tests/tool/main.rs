@@ -5,9 +5,14 @@
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
 #![forbid(unsafe_code)]
 
+mod classify_by_type;
+mod classify_report;
+mod constraints;
 mod decoding;
 mod definition;
 mod disclosure;
+mod output_schema;
+mod param_attrs;
 mod schema;
 mod secret;
 mod text;

@@ -157,11 +157,7 @@ impl Tool for Forward {
         self.0.definition()
     }
 
-    fn call(
-        &self,
-        args: Value,
-        cx: ToolContext,
-    ) -> futures::future::BoxFuture<'_, Result<Value, ToolError>> {
+    fn call(&self, args: Value, cx: ToolContext) -> reticent::ToolFuture<'_> {
         self.0.call(args, cx)
     }
 }

@@ -32,12 +32,10 @@ fn main() {
     assert_eq!(def.description, "Delete an order for good.");
     assert_eq!(
         def.annotations,
-        ToolAnnotations {
-            read_only: false,
-            destructive: true,
-            idempotent: true,
-            open_world: true
-        }
+        ToolAnnotations::new()
+            .destructive(true)
+            .idempotent(true)
+            .open_world(true)
     );
     assert_eq!(DeleteOrder.timeout(), Some(Duration::from_secs(90)));
     assert!(LookupOrder.definition().annotations.read_only);

@@ -36,15 +36,16 @@ enum MailError {
     RelayDown,
 }
 
-/// A generic error with hints.
+/// A generic error with hints: generic over the replica's error, which only a variant that is
+/// not an argument error holds.
 #[derive(Debug, thiserror::Error, Disclose)]
-enum LookupError<K: std::fmt::Debug> {
+enum LookupError<E: std::error::Error + 'static> {
     #[error("no record {0:?}")]
     #[disclose(argument, permanent)]
-    NotFound(K),
+    NotFound(u32),
     #[error("replica lagging")]
     #[disclose(transient)]
-    Lagging,
+    Lagging(#[source] E),
 }
 
 /// An empty error type.
@@ -106,11 +107,11 @@ fn main() {
     assert!(!MailError::RelayDown.is_fatal());
 
     assert_eq!(
-        LookupError::NotFound(7).retry_hint(),
+        LookupError::<std::io::Error>::NotFound(7).retry_hint(),
         Some(RetryHint::Permanent)
     );
     assert_eq!(
-        LookupError::<u8>::Lagging.retry_hint(),
+        LookupError::Lagging(std::io::Error::other("replica 2 at 10.0.0.9")).retry_hint(),
         Some(RetryHint::Transient)
     );
 

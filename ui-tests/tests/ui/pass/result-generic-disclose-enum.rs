@@ -1,29 +1,30 @@
-use std::fmt::{Debug, Display};
-
 use reticent::{Disclose, Disclosure, Tool, ToolContext};
 use serde_json::json;
 
+// Generic over the backend's error, which only a variant that is not an argument error holds.
 #[derive(Debug, thiserror::Error, Disclose)]
-enum LookupError<K: Debug + Display> {
+enum LookupError<E: std::error::Error + 'static> {
     #[error("no record {0}")]
     #[disclose(argument)]
-    NotFound(K),
+    NotFound(u32),
     #[error("backend failed")]
-    Backend,
+    Backend(#[source] E),
 }
 
 /// Look up a record.
 #[reticent::tool]
-fn lookup(id: u32) -> Result<String, LookupError<u32>> {
+fn lookup(id: u32) -> Result<String, LookupError<std::io::Error>> {
     if id == 0 {
-        return Err(LookupError::Backend);
+        return Err(LookupError::Backend(std::io::Error::other(
+            "postgres://app:hunter2@db",
+        )));
     }
     Err(LookupError::NotFound(id))
 }
 
 fn main() {
     assert_eq!(
-        LookupError::<u32>::Backend.disclosure(),
+        LookupError::Backend(std::io::Error::other("down")).disclosure(),
         Disclosure::Kind("LookupError::Backend")
     );
     let rt = tokio::runtime::Builder::new_current_thread()

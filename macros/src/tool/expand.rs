@@ -1,0 +1,418 @@
+//! Code generation for a tool: the unit struct of a free function and the `Tool` impl that
+//! `#[tool]` and `#[tools]` share.
+
+use proc_macro2::{Delimiter, Group, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ItemFn};
+
+use super::ast::{Output, Param, ToolFn, unraw};
+
+/// `#[tool]` on a free function, without mistakes: the function, its struct and the struct's
+/// `Tool` impl.
+pub(crate) fn free_fn(item: &ItemFn, tool: &ToolFn<'_>) -> TokenStream {
+    let tool_struct = tool_struct(item, tool);
+    let struct_ident = struct_ident(item);
+    let fn_ident = &item.sig.ident;
+    let arguments = arguments_ident(&unraw(fn_ident));
+    let tool_impl = tool_impl(tool, &quote!(#struct_ident), &quote!(#fn_ident), &arguments);
+    quote! {
+        #item
+        #tool_struct
+        #tool_impl
+    }
+}
+
+/// The name of the arguments struct of the tool function `fn_name`.
+pub(crate) fn arguments_ident(fn_name: &str) -> Ident {
+    format_ident!("__{}Arguments", pascal_case(fn_name))
+}
+
+/// The struct whose fields are the tool's parameters, with the attributes written on them; it
+/// derives `Deserialize` (the decoder) and `JsonSchema` (the parameter schema), so the two come
+/// from one derive and cannot disagree. `deny_unknown_fields`: an argument the tool does not
+/// take is refused by both.
+///
+/// Returns the struct, the checks of its parameters' types and the struct's type as the tool
+/// uses it.
+///
+/// A field's type is a type parameter of the struct, instantiated with the parameter's type
+/// where the struct is used: the derived impls are then generic, and a parameter type that is
+/// not `Deserialize` or not `JsonSchema` is reported once, by a check spanned at the type with
+/// the message of `ToolParam` or `ToolParamSchema`, instead of many times from inside the
+/// derives. The tool reaches the derived impls through autoref specialization, so where they
+/// do not apply it adds no error of its own. A parameter whose attributes work on its type
+/// (`default`, `deserialize_with`, ..) keeps its type on the field, unchecked: those attributes
+/// name code written for that type, which may not need the traits, and the derives report what
+/// it lacks. So does a type that names a lifetime (see `ast::has_lifetime`).
+fn arguments_struct(tool: &ToolFn<'_>, ident: &Ident) -> (TokenStream, TokenStream, TokenStream) {
+    let mut params = Vec::new();
+    let mut instance = Vec::new();
+    let mut checks = Vec::new();
+    let fields: Vec<TokenStream> = tool
+        .args()
+        .map(|arg| {
+            let (attrs, name, ty) = (&arg.attrs, arg.ident, arg.ty);
+            if !arg.typed_attrs {
+                checks.push(quote_spanned! {ty.span()=>
+                    const _: () = <#ty as ::reticent::__private::ToolParamSchema>::CHECK;
+                    const _: () = <#ty as ::reticent::__private::ToolParam>::CHECK;
+                });
+            }
+            let field_ty = if arg.typed_attrs || arg.has_lifetime {
+                ty.to_token_stream()
+            } else {
+                let param = format_ident!("__P{}", params.len());
+                params.push(param.clone());
+                instance.push(ty);
+                param.into_token_stream()
+            };
+            quote! {
+                #(#attrs)*
+                #name: #field_ty
+            }
+        })
+        .collect();
+    let generics = (!params.is_empty()).then(|| quote!(<#(#params),*>));
+    let instance_args = (!instance.is_empty()).then(|| quote!(<#(#instance),*>));
+    let item = quote! {
+        #[doc(hidden)]
+        #[derive(::reticent::__private::serde::Deserialize, ::reticent::__private::schemars::JsonSchema)]
+        #[serde(crate = "::reticent::__private::serde", deny_unknown_fields)]
+        #[schemars(crate = "::reticent::__private::schemars")]
+        struct #ident #generics {
+            #(#fields,)*
+        }
+    };
+    (item, quote!(#(#checks)*), quote!(#ident #instance_args))
+}
+
+/// The name of a free function's tool struct: the function's name in PascalCase, spanned at
+/// the function's name.
+pub(crate) fn struct_ident(item: &ItemFn) -> Ident {
+    let ident = &item.sig.ident;
+    format_ident!("{}", pascal_case(&unraw(ident)), span = ident.span())
+}
+
+/// The unit struct of a free function's tool, with the function's visibility.
+pub(crate) fn tool_struct(item: &ItemFn, tool: &ToolFn<'_>) -> TokenStream {
+    let struct_ident = struct_ident(item);
+    let vis = &item.vis;
+    let doc = format!(
+        " The tool [`{name}`](fn@{fn_name}): implements [`reticent::Tool`](::reticent::Tool).",
+        name = tool.name,
+        fn_name = unraw(&item.sig.ident),
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #struct_ident;
+    }
+}
+
+/// `lookup_order` → `LookupOrder`.
+pub(crate) fn pascal_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = true;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    if out.is_empty() {
+        out.push_str("Tool");
+    }
+    out
+}
+
+/// The arguments struct `arguments` and the `impl Tool for #self_ty` block; `callee` is the
+/// path to the function, or `self.0.method`.
+pub(crate) fn tool_impl(
+    tool: &ToolFn<'_>,
+    self_ty: &TokenStream,
+    callee: &TokenStream,
+    arguments: &Ident,
+) -> TokenStream {
+    let name = &tool.name;
+    let description = tool.description.as_deref().unwrap_or_default();
+    let options = &tool.options;
+    let (read_only, destructive, idempotent, open_world) = (
+        options.read_only,
+        options.destructive,
+        options.idempotent,
+        options.open_world,
+    );
+    let (arguments_struct, checks, arguments_ty) = arguments_struct(tool, arguments);
+    let title = options
+        .title
+        .as_ref()
+        .map(|title| quote!(.with_title(#title)));
+    let output_schema = output_schema(tool);
+    let timeout = options.timeout_ms.map(|ms| {
+        quote! {
+            fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
+                ::core::option::Option::Some(::core::time::Duration::from_millis(#ms))
+            }
+        }
+    });
+    // A sync tool runs when it is called and returns a ready future: no state machine to
+    // build and poll. An async one runs when its future is polled.
+    let run = |body: TokenStream| {
+        if tool.sig.asyncness.is_some() {
+            quote!(::reticent::ToolFuture::new(async move { #body }))
+        } else {
+            quote!(::reticent::ToolFuture::ready((move || { #body })()))
+        }
+    };
+    // A sync tool's body runs on the caller's thread when it is called: say so, so that a time
+    // limit can run it on the blocking pool.
+    let is_blocking = tool.sig.asyncness.is_none().then(|| {
+        quote! {
+            fn is_blocking(&self) -> bool {
+                true
+            }
+        }
+    });
+    let needs_approval = options.needs_approval.then(|| {
+        quote! {
+            fn needs_approval(&self) -> bool {
+                true
+            }
+        }
+    });
+    let finish = finish(tool, callee);
+    let finish_fn = finish_fn(tool, self_ty);
+    // The parameters, as variables named as they are (what `finish` calls the function with).
+    let idents = tool.args().map(|arg| arg.ident);
+    let unpack = quote! {
+        let #arguments { #(#idents),* } = __arguments;
+    };
+    let decoders = quote! {
+        #[allow(unused_imports)]
+        use ::reticent::__private::{CannotDecodeArguments as _, DecodeArguments as _};
+    };
+    let call = run(quote! {
+        #decoders
+        let __arguments = match (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decode_value(__args) {
+            ::core::result::Result::Ok(arguments) => arguments,
+            ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+        };
+        #unpack
+        #finish
+    });
+    // From text, the arguments are decoded before the future is made (in one pass, building no
+    // `Value`); text that does not decode that way takes the `call` path, which says what is
+    // wrong. What is left runs as `call` runs it.
+    let decode_text = quote! {
+        #decoders
+        let __arguments = match (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decode_text(__text) {
+            ::core::option::Option::Some(arguments) => arguments,
+            ::core::option::Option::None => {
+                return ::reticent::__private::call_parsed(self, __text, __cx);
+            }
+        };
+    };
+    let call_text = run(quote!(#unpack #finish));
+    // The trait's default is `open_world`; a written `untrusted_output` that says otherwise
+    // replaces it (`untrusted_output` on a closed tool, `untrusted_output = false` on an
+    // open-world one).
+    let untrusted = options
+        .untrusted_output
+        .filter(|untrusted| *untrusted != options.open_world)
+        .map(|untrusted| {
+            quote! {
+                fn untrusted_output(&self) -> bool {
+                    #untrusted
+                }
+            }
+        });
+    quote! {
+        #arguments_struct
+
+        #finish_fn
+
+        #[automatically_derived]
+        impl ::reticent::Tool for #self_ty {
+            fn definition(&self) -> &::reticent::ToolDefinition {
+                static __DEFINITION: ::reticent::__private::OnceLock<::reticent::ToolDefinition> =
+                    ::reticent::__private::OnceLock::new();
+                #checks
+                __DEFINITION.get_or_init(|| {
+                    #[allow(unused_imports)]
+                    use ::reticent::__private::{ArgumentsSchema as _, NoArgumentsSchema as _};
+                    let __definition = ::reticent::ToolDefinition::new(
+                        #name,
+                        #description,
+                        (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).arguments_schema(),
+                    )
+                    .with_annotations(
+                        ::reticent::ToolAnnotations::new()
+                            .read_only(#read_only)
+                            .destructive(#destructive)
+                            .idempotent(#idempotent)
+                            .open_world(#open_world),
+                    )
+                    #title;
+                    #output_schema
+                })
+            }
+
+            #timeout
+
+            #untrusted
+
+            #is_blocking
+
+            #needs_approval
+
+            fn call(
+                &self,
+                __args: ::reticent::__private::serde_json::Value,
+                __cx: ::reticent::ToolContext,
+            ) -> ::reticent::ToolFuture<'_> {
+                #call
+            }
+
+            fn call_text(
+                &self,
+                __text: &::core::primitive::str,
+                __cx: ::reticent::ToolContext,
+            ) -> ::reticent::ToolFuture<'_> {
+                #decode_text
+                #call_text
+            }
+        }
+    }
+}
+
+/// The end of `definition()`'s initializer, which has the definition in `__definition`: the
+/// output schema added when the tool's output type implements `JsonSchema` (decided at compile
+/// time, by type: the `T` of a returned `Result<T, E>` however it is spelled), unless
+/// `output_schema = false`. A tool that returns nothing has none.
+fn output_schema(tool: &ToolFn<'_>) -> TokenStream {
+    let output = match &tool.output {
+        _ if !tool.options.output_schema => None,
+        Output::Unit => None,
+        Output::Returned { ty, .. } => Some(ty),
+    };
+    match output {
+        None => quote!(__definition),
+        Some(output) => quote! {
+            #[allow(unused_imports)]
+            use ::reticent::__private::{
+                HasOutputSchema as _, NoOutputSchema as _, ResultOutputSchema as _,
+            };
+            match (&&&::reticent::__private::OutputSchema::<#output>::new()).output_schema() {
+                ::core::option::Option::Some(schema) => __definition.with_output_schema(schema),
+                ::core::option::Option::None => __definition,
+            }
+        },
+    }
+}
+
+/// The end of `call` and `call_text`: call `callee` with the decoded arguments and classify
+/// the result.
+fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
+    // A receiver is the callee's (`self.0.method`); a pattern is a mistake, never expanded.
+    let call_args = tool.params.iter().filter_map(|param| match param {
+        Param::Arg(arg) => {
+            let ident = arg.ident;
+            Some(quote!(#ident))
+        }
+        Param::Context { by_ref: true, .. } => Some(quote!(&__cx)),
+        Param::Context { by_ref: false, .. } => Some(quote!(::core::clone::Clone::clone(&__cx))),
+        Param::Receiver(_) | Param::Pattern(_) => None,
+    });
+    let await_ = tool.sig.asyncness.map(|_| quote!(.await));
+    let call = quote!(#callee(#(#call_args),*) #await_);
+
+    match &tool.output {
+        Output::Unit => quote! {
+            #call;
+            ::core::result::Result::Ok(::reticent::__private::serde_json::Value::Null)
+        },
+        Output::Returned { .. } => quote! {
+            let __returned = #call;
+            Self::__reticent_finish(__returned)
+        },
+    }
+}
+
+/// The associated function of the tool's struct that `call` and `call_text` end in: it takes
+/// what the tool returned apart. Emitted once per tool, so that a return type that breaks a
+/// rule is reported once.
+fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
+    let Output::Returned {
+        ty,
+        ok_spans: (ok_first, ok_last),
+        err_spans: (err_first, err_last),
+    } = &tool.output
+    else {
+        return None;
+    };
+    // Decided by the type of what the tool returned, never by how it is spelled (see
+    // `reticent`'s `tool/output.rs`): a `Result` is split, its error classified and its output
+    // checked and encoded; any other value is an output. A type that breaks a rule fails where
+    // its value is coerced to a trait object: the argument, spanned from the first to the last
+    // token of the type as written.
+    let split = quote_spanned! {ty.span()=>
+        (&&::reticent::__private::Returned::new(&__returned)).reticent_split().split(__returned)
+    };
+    let output = {
+        let amp = quote_spanned!(*ok_first=> &);
+        let value = quote_spanned!(*ok_last=> __output);
+        quote!(#amp #value)
+    };
+    let encode = quote_spanned! {*ok_first=>
+        (&&&::reticent::__private::OutputProbe::new(&__output)).reticent_output().encode(#output)
+    };
+    let boxed = {
+        let mut args = Group::new(Delimiter::Parenthesis, quote!(__error));
+        args.set_span(*err_last);
+        quote_spanned!(*err_first=> ::std::boxed::Box::new #args)
+    };
+    let classify = quote_spanned! {*err_first=>
+        (&&&&::reticent::__private::Classify::new(&__error))
+            .reticent_kind()
+            .classify(#boxed)
+    };
+    Some(quote! {
+        impl #self_ty {
+            #[doc(hidden)]
+            #[inline]
+            fn __reticent_finish(
+                __returned: #ty,
+            ) -> ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError> {
+                #[allow(unused_imports)]
+                use ::reticent::__private::{
+                    ClassifiedKind as _, DiscloseKind as _, ErrorKind as _, ErrorOutput as _,
+                    NestedResultOutput as _, NotAnErrorKind as _, PlainOutput as _,
+                    ResultReturn as _, ValueReturn as _,
+                };
+                // A value that is not a `Result` splits into `Result<T, Infallible>`.
+                #[allow(unreachable_patterns, unreachable_code)]
+                let __result = match #split {
+                    ::core::result::Result::Ok(__output) => #encode,
+                    ::core::result::Result::Err(__error) => ::core::result::Result::Err(#classify),
+                };
+                __result
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pascal_case;
+
+    #[test]
+    fn struct_names() {
+        assert_eq!(pascal_case("lookup_order"), "LookupOrder");
+        assert_eq!(pascal_case("a"), "A");
+    }
+}

@@ -1,0 +1,299 @@
+//! [`StepExecutor`]: where a run's steps run. The loop hands each model call ([`ModelStep`]) and
+//! each tool call ([`ToolStep`]) to an executor, which runs it — or, when it has a record of
+//! the step from an earlier attempt, returns the record instead. A durable executor (such as
+//! `reticent-restate`'s) journals each step, so a run cut off by a crash replays from its
+//! journal without calling the model or any tool again.
+//!
+//! Without an executor (`Agent::run`, `Agent::resume`) every step runs in process.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::future::BoxFuture;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::Inner;
+use super::state::CallRecord;
+use super::turn::Progress;
+use crate::model::{Model, ModelError, ModelRequest, ModelResponse, ToolCall};
+use crate::tool::ToolFailure;
+
+/// Where a run's steps run: each model call and each tool call of a run started with
+/// [`Agent::run_on`](crate::Agent::run_on) or [`Agent::resume_on`](crate::Agent::resume_on) is
+/// handed to the executor, which runs it and returns its result — or returns the result it
+/// recorded for the same step in an earlier attempt.
+///
+/// What an executor records is what the model saw: a model step's response, and a tool
+/// step's [`CallRecord`] (the text the model is shown, never a withheld error message). A
+/// failed call replayed from a record carries [`ErrorNotKept`](crate::ErrorNotKept) in place of
+/// its full error, which was reported where the call ran.
+///
+/// A run makes its steps in the same order whenever it is given the same results, so a journal
+/// replays by position. The calls of one turn are handed over in call order and may run
+/// concurrently.
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use reticent::{
+///     Agent, CallRecord, ModelResponse, ModelStep, RunOptions, ScriptedModel, StepError,
+///     StepExecutor, ToolStep,
+/// };
+///
+/// /// Runs every step in process, and says what it runs.
+/// struct Logged;
+///
+/// impl StepExecutor for Logged {
+///     fn model_call(&self, step: ModelStep) -> BoxFuture<'_, Result<ModelResponse, StepError>> {
+///         println!("model turn {}", step.turn());
+///         Box::pin(async move { step.run().await.map_err(StepError::Model) })
+///     }
+///
+///     fn tool_call(&self, step: ToolStep) -> BoxFuture<'_, Result<CallRecord, StepError>> {
+///         println!("tool {} ({})", step.call().name, step.call().id);
+///         Box::pin(async move { Ok(step.run().await) })
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let agent = Agent::builder(ScriptedModel::new(vec![ModelResponse::text("Hi!")])).build()?;
+/// let result = agent.run_on("Hello", RunOptions::default(), &Logged).await?;
+/// assert_eq!(result.output, "Hi!");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+pub trait StepExecutor: Send + Sync {
+    /// Runs one model call, or returns the response recorded for it.
+    fn model_call(&self, step: ModelStep) -> BoxFuture<'_, Result<ModelResponse, StepError>>;
+
+    /// Runs one tool call, or returns the record kept of it.
+    fn tool_call(&self, step: ToolStep) -> BoxFuture<'_, Result<CallRecord, StepError>>;
+
+    /// The calls of a turn that have no outcome yet are about to be handed over, in this order.
+    ///
+    /// A durable executor records here which attempt started them, so that it can tell a call
+    /// an earlier attempt started and never finished (and return
+    /// [`ToolStep::interrupted`] for it) from one it is to run now. The default does nothing.
+    fn calls_starting<'a>(&'a self, calls: &'a [ToolCall]) -> BoxFuture<'a, Result<(), StepError>> {
+        let _ = calls;
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// Why a step did not give a result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StepError {
+    /// The model call failed (after any retries the executor made): the run ends with
+    /// [`AgentError::Model`](crate::AgentError::Model).
+    #[error(transparent)]
+    Model(ModelError),
+    /// The executor stopped the run, e.g. the durable invocation was cancelled: the run ends
+    /// with [`AgentError::Cancelled`](crate::AgentError::Cancelled).
+    #[error("the step was cancelled")]
+    Cancelled,
+}
+
+/// One model call of a run, for a [`StepExecutor`].
+pub struct ModelStep {
+    pub(super) turn: u32,
+    pub(super) model: Arc<dyn Model>,
+    pub(super) request: ModelRequest,
+    pub(super) span: tracing::Span,
+}
+
+impl fmt::Debug for ModelStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelStep")
+            .field("turn", &self.turn)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ModelStep {
+    /// The turn, from 1.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    /// What the model is sent.
+    pub fn request(&self) -> &ModelRequest {
+        &self.request
+    }
+
+    /// Calls the model, on the turn's `chat` span.
+    pub fn run(self) -> BoxFuture<'static, Result<ModelResponse, ModelError>> {
+        Box::pin(async move {
+            let Self {
+                model,
+                request,
+                span,
+                ..
+            } = self;
+            let call = span
+                .in_scope(|| model.complete(&request))
+                .instrument(span.clone());
+            let mut response = call.await?;
+            // Before a journal serializes them: arguments nested too deep to handle.
+            for call in &mut response.tool_calls {
+                if let Some(arguments) = call.arguments.value_mut() {
+                    crate::tool::cut_too_deep(arguments);
+                }
+            }
+            Ok(response)
+        })
+    }
+}
+
+/// One tool call of a run, for a [`StepExecutor`].
+pub struct ToolStep {
+    pub(super) inner: Arc<Inner>,
+    pub(super) call: ToolCall,
+    /// The rule that refuses the call, if one does.
+    pub(super) refused: Option<ToolFailure>,
+    pub(super) token: CancellationToken,
+    pub(super) cancellable: bool,
+    /// Where the full error of a failure goes when the call runs here.
+    pub(super) live: Arc<Mutex<Option<ToolFailure>>>,
+}
+
+impl fmt::Debug for ToolStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolStep")
+            .field("call", &self.call)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolStep {
+    /// The call, as the model made it.
+    pub fn call(&self) -> &ToolCall {
+        &self.call
+    }
+
+    /// Whether running the call may change the world: its tool is registered, not `read_only`,
+    /// and no rule refuses the call. An executor that cannot tell whether an earlier attempt of
+    /// such a call took effect should return [`ToolStep::interrupted`] rather than run it again.
+    pub fn changes_world(&self) -> bool {
+        self.refused.is_none()
+            && self
+                .inner
+                .tools
+                .get(&self.call.name)
+                .is_some_and(|(_, tool)| !tool.definition().annotations.read_only)
+    }
+
+    /// Runs the call (or records its refusal) on its `execute_tool` span. The full error of a
+    /// failure goes to the run that made the step; the record holds what the model is shown.
+    pub fn run(self) -> BoxFuture<'static, CallRecord> {
+        Box::pin(async move {
+            let executed = super::turn::execute(
+                &self.inner,
+                &self.call,
+                self.refused,
+                &self.token,
+                self.cancellable,
+                None,
+            )
+            .await;
+            let record = CallRecord::of(&executed.outcome, executed.elapsed);
+            if let Err(failure) = executed.outcome {
+                *self.live.lock().unwrap_or_else(PoisonError::into_inner) = Some(failure);
+            }
+            record
+        })
+    }
+
+    /// The record of a call an earlier attempt started and never recorded the end of: its
+    /// effect is unknown. The run does not tell the model anything about it; it stops, with
+    /// the call pending ([`PendingReason::Unknown`](crate::PendingReason::Unknown)), once the
+    /// other calls of its turn have finished, for the caller to reconcile.
+    pub fn interrupted(self) -> CallRecord {
+        CallRecord::interrupted()
+    }
+}
+
+impl super::run::Run<'_> {
+    /// The model call of `turn`, through `steps`, cancellable; `None` when it was cancelled.
+    pub(super) async fn model_step(
+        &self,
+        steps: &dyn StepExecutor,
+        turn: u32,
+        span: &tracing::Span,
+    ) -> Option<Result<ModelResponse, ModelError>> {
+        let step = ModelStep {
+            turn,
+            model: Arc::clone(&self.inner.model),
+            request: self.record.request.clone(),
+            span: span.clone(),
+        };
+        tokio::select! {
+            biased;
+            () = self.token.cancelled() => None,
+            result = steps.model_call(step) => match result {
+                Ok(response) => Some(Ok(response)),
+                Err(StepError::Model(error)) => Some(Err(error)),
+                Err(StepError::Cancelled) => None,
+            },
+        }
+    }
+
+    /// Runs `call` through `steps`: how far it got. `Running` when the executor stopped the
+    /// run.
+    pub(super) async fn tool_step(
+        &self,
+        steps: &dyn StepExecutor,
+        call: &ToolCall,
+        refused: Option<ToolFailure>,
+        token: &CancellationToken,
+    ) -> Progress {
+        let live = Arc::new(Mutex::new(None));
+        let step = ToolStep {
+            inner: Arc::clone(&self.inner),
+            call: call.clone(),
+            refused,
+            token: token.clone(),
+            cancellable: self.cancellable,
+            live: Arc::clone(&live),
+        };
+        match steps.tool_call(step).await {
+            Err(_) => Progress::Running,
+            Ok(record) if record.interrupted => Progress::Interrupted,
+            Ok(record) => {
+                let live = live.lock().unwrap_or_else(PoisonError::into_inner).take();
+                Progress::Finished(record.into_executed(call, live))
+            }
+        }
+    }
+
+    /// Tells the step executor, if there is one, which calls are about to start: those of
+    /// `calls` that have not finished. `false` when the run was stopped meanwhile.
+    pub(super) async fn calls_starting(
+        &self,
+        calls: &[ToolCall],
+        progress: &[Mutex<Progress>],
+    ) -> bool {
+        let Some(steps) = self.steps else {
+            return true;
+        };
+        let starting: Vec<ToolCall> = calls
+            .iter()
+            .zip(progress)
+            .filter(|(_, slot)| {
+                !matches!(
+                    *slot.lock().unwrap_or_else(PoisonError::into_inner),
+                    Progress::Finished(_)
+                )
+            })
+            .map(|(call, _)| call.clone())
+            .collect();
+        if starting.is_empty() {
+            return true;
+        }
+        tokio::select! {
+            biased;
+            () = self.token.cancelled() => false,
+            result = steps.calls_starting(&starting) => result.is_ok(),
+        }
+    }
+}

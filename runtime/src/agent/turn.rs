@@ -1,0 +1,359 @@
+//! The tool calls of one turn: checked against the rules as the run stood when the model made
+//! them, run concurrently (at most `max_parallel_tools` at once), and recorded in call order —
+//! the transcript, the failures, the ledger, the taint record, the counts and the events.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures::channel::mpsc::Sender;
+use futures::{SinkExt, StreamExt};
+use tracing::Instrument;
+
+use super::event::ToolEvents;
+use super::run::Run;
+use super::state::OpenCall;
+use super::{AgentError, AgentEvent, Inner, ToolFailureMode};
+use crate::LogLevel;
+use crate::model::{Message, ToolCall, ToolResult};
+use crate::render;
+use crate::tool::{
+    CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolFailure, UnknownTool, drive,
+    execute_span, invoke, kinds, record_failure,
+};
+
+/// How one call ended.
+pub(super) struct Executed {
+    pub(super) outcome: Result<String, ToolFailure>,
+    pub(super) elapsed: Duration,
+}
+
+impl Executed {
+    pub(super) fn effect(&self) -> EffectOutcome {
+        match &self.outcome {
+            Ok(_) => EffectOutcome::Applied,
+            Err(failure) => failure.effect(),
+        }
+    }
+}
+
+/// How far one call of a turn got: for the ledger and the state of a turn that does not
+/// finish, and for the calls' results, in call order, of one that does.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per call of a turn, each moved once into its slot and once out of it"
+)]
+pub(super) enum Progress {
+    NotStarted,
+    Running,
+    Finished(Executed),
+    /// An earlier attempt started the call and never recorded its end (see
+    /// `ToolStep::interrupted`).
+    Interrupted,
+}
+
+fn set_progress(slot: &Mutex<Progress>, progress: Progress) {
+    *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
+}
+
+impl Run<'_> {
+    /// Runs the calls of one turn concurrently and appends their results in call order. A
+    /// call whose outcome is `known` (decided by the caller, or finished before the run
+    /// stopped) does not run again.
+    ///
+    /// `Some`: the turn stopped before all its calls finished, because an executor reported a
+    /// call interrupted in an earlier attempt; nothing of the turn is recorded, and the calls
+    /// say how far each got.
+    pub(super) async fn run_tools(
+        &mut self,
+        calls: Vec<ToolCall>,
+        known: Vec<Option<Executed>>,
+    ) -> Result<Option<Vec<OpenCall>>, AgentError> {
+        // Where each call got to, for the ledger and the state if the turn is cut off: a call
+        // cut off after it started may have taken effect, and one that finished is known,
+        // also when the stream holds its result behind an earlier call that is still running.
+        let progress: Vec<Mutex<Progress>> = known
+            .into_iter()
+            .map(|known| Mutex::new(known.map_or(Progress::NotStarted, Progress::Finished)))
+            .collect();
+        self.save_turn(&calls, &progress);
+        let finished = self.calls_starting(&calls, &progress).await
+            && self.execute_all(&calls, &progress).await;
+        let progress: Vec<Progress> = progress
+            .into_iter()
+            .map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect();
+        if !finished {
+            // The turn is abandoned: its results never reach the model. The state keeps what
+            // may have happened, and so does the ledger: calls that finished, and calls cut
+            // off mid-flight.
+            let open = self.open_calls(&calls, &progress);
+            let state = self.state(open.clone());
+            self.ledger_open(&open);
+            return Err(AgentError::Cancelled {
+                partial: Box::new(self.snapshot(Some(state))),
+            });
+        }
+        if progress.iter().any(|p| matches!(p, Progress::Interrupted)) {
+            return Ok(Some(self.open_calls(&calls, &progress)));
+        }
+
+        // The first failure (in call order) that ends the run, under `Propagate` or because it
+        // is fatal, ends it after the whole turn is recorded: the other calls ran
+        // concurrently, and their effects and errors are the caller's to know. Every call
+        // keeps its result, so the partial transcript stays a valid history.
+        let mut ending: Option<ToolFailure> = None;
+        for (call, progress) in calls.into_iter().zip(progress) {
+            let Progress::Finished(executed) = progress else {
+                unreachable!("every call of a turn that was not cut off finished");
+            };
+            if let Some(failure) = self.record_call(call, executed).await
+                && ending.is_none()
+            {
+                ending = Some(failure);
+            }
+        }
+        match ending {
+            Some(failure) => Err(AgentError::ToolFailed {
+                failure,
+                partial: Box::new(self.snapshot(None)),
+            }),
+            None => Ok(None),
+        }
+    }
+
+    /// Answers the calls of a turn that offered no tools: none runs, each gets a fixed error
+    /// result, so that the transcript stays a valid history.
+    pub(super) async fn refuse_calls(&mut self, calls: Vec<ToolCall>) {
+        for call in calls {
+            let failure = ToolFailure::new(
+                &call.name,
+                &call.id,
+                kinds::TOOLS_DISABLED,
+                Arc::new(ToolsDisabled {
+                    tool: call.name.clone(),
+                }),
+                render::tools_unavailable(&call.name),
+            );
+            let executed = Executed {
+                outcome: Err(failure),
+                elapsed: Duration::ZERO,
+            };
+            // A refusal never ends the run: this is its last turn anyway.
+            let _ = self.record_call(call, executed).await;
+        }
+    }
+
+    /// Runs the calls of `calls` that have not finished, concurrently, each through the step
+    /// executor if there is one; each call's outcome goes to its slot of `progress`. `false`
+    /// when the run was cancelled before they all finished.
+    async fn execute_all(&self, calls: &[ToolCall], progress: &[Mutex<Progress>]) -> bool {
+        let inner = &*self.inner;
+        let gates = &self.gates;
+        let tainted = self.record.taint.is_tainted();
+        // Cancelled with the run, or by a step executor that stops it.
+        let token = &match self.steps {
+            Some(_) => self.token.child_token(),
+            None => self.token.clone(),
+        };
+        let cancellable = self.cancellable;
+        // `buffered` polls a call's future first when the call gets its turn under
+        // `max_parallel_tools`: that is when it is reported started.
+        // (A loop, not a closure: a closure's future would not be `Send` for every lifetime.)
+        let mut pending = Vec::with_capacity(calls.len());
+        for (call, slot) in calls.iter().zip(progress) {
+            if matches!(
+                *slot.lock().unwrap_or_else(PoisonError::into_inner),
+                Progress::Finished(_)
+            ) {
+                continue;
+            }
+            let mut events = self.event_sender();
+            pending.push(async move {
+                set_progress(slot, Progress::Running);
+                if let Some(events) = &mut events {
+                    let _ = events
+                        .send(AgentEvent::ToolStarted { call: call.clone() })
+                        .await;
+                }
+                let refused = gates.check(&inner.rules, call, tainted);
+                let done = match self.steps {
+                    Some(steps) => self.tool_step(steps, call, refused, token).await,
+                    None => {
+                        let executed =
+                            execute(inner, call, refused, token, cancellable, events.as_mut())
+                                .await;
+                        Progress::Finished(executed)
+                    }
+                };
+                if matches!(done, Progress::Running) {
+                    // The executor stopped the run.
+                    token.cancel();
+                    return;
+                }
+                set_progress(slot, done);
+                self.save_turn(calls, progress);
+            });
+        }
+        let mut stream = futures::stream::iter(pending).buffered(inner.max_parallel_tools);
+        loop {
+            tokio::select! {
+                biased;
+                () = token.cancelled() => return false,
+                next = stream.next() => if next.is_none() {
+                    return true;
+                },
+            }
+        }
+    }
+
+    /// Records one finished call in call order; the failure, if it ends the run.
+    async fn record_call(&mut self, call: ToolCall, executed: Executed) -> Option<ToolFailure> {
+        let tool = self.inner.tools.get(&call.name).map(|(_, tool)| &**tool);
+        let untrusted = tool.is_some_and(|tool| tool.untrusted_output());
+        self.record.ledger.record(tool, &call, executed.effect());
+        match executed.outcome {
+            Ok(content) => {
+                self.record.stats.count(&call.name, false, false);
+                self.consecutive_failures = 0;
+                self.gates.succeeded(&call.name);
+                if untrusted {
+                    self.record.taint.add(&call.id);
+                }
+                self.emit(AgentEvent::ToolSucceeded {
+                    tool: call.name.clone(),
+                    call_id: call.id.clone(),
+                    output: content.clone(),
+                    elapsed: executed.elapsed,
+                })
+                .await;
+                self.record.request.messages.push(Message::Tool(ToolResult {
+                    call_id: call.id,
+                    name: call.name,
+                    content,
+                    is_error: false,
+                }));
+                None
+            }
+            Err(mut failure) => {
+                self.record.stats.count(&call.name, true, failure.timed_out);
+                // The error's own message may carry what the tool read from elsewhere.
+                if failure.message_shown && untrusted {
+                    self.record.taint.add(&call.id);
+                }
+                self.consecutive_failures += 1;
+                // A call that was not run did not fail again: it is never collapsed.
+                if failure.kind != kinds::TOOLS_DISABLED {
+                    let collapse = self.inner.failure_options.collapse_repeats;
+                    let text = std::mem::take(&mut failure.shown_to_model);
+                    failure.shown_to_model = self.repeats.shown(&call, text, collapse);
+                }
+                failure.arguments = call.arguments.into_value();
+                self.record.failures.push(failure.clone());
+                self.emit(AgentEvent::ToolFailed(failure.clone())).await;
+                self.record.request.messages.push(Message::Tool(ToolResult {
+                    call_id: call.id,
+                    name: call.name,
+                    content: failure.shown_to_model.clone(),
+                    is_error: true,
+                }));
+                let ends_run =
+                    self.inner.failure_mode == ToolFailureMode::Propagate || failure.fatal;
+                ends_run.then_some(failure)
+            }
+        }
+    }
+}
+
+/// Runs `call` (or records its refusal), on its `execute_tool` span, passing the tool's
+/// progress and log lines on to `events`. Never panics, never returns early on cancellation
+/// (the caller selects on it).
+pub(super) async fn execute(
+    inner: &Inner,
+    call: &ToolCall,
+    refused: Option<ToolFailure>,
+    token: &tokio_util::sync::CancellationToken,
+    cancellable: bool,
+    events: Option<&mut Sender<AgentEvent>>,
+) -> Executed {
+    let span = execute_span(&call.name, &call.id);
+    if inner.record_content && !span.is_disabled() {
+        span.record(
+            "gen_ai.tool.call.arguments",
+            tracing::field::display(&call.arguments),
+        );
+    }
+    let start = tokio::time::Instant::now();
+    let outcome = match (refused, inner.tools.get(&call.name)) {
+        (Some(refusal), _) => Err(refusal),
+        (None, None) => {
+            let available: Vec<&str> = inner.definitions.iter().map(|d| d.name.as_str()).collect();
+            Err(ToolFailure::new(
+                &call.name,
+                &call.id,
+                kinds::UNKNOWN_TOOL,
+                Arc::new(UnknownTool {
+                    name: call.name.clone(),
+                }),
+                render::unknown_tool(&call.name, &available),
+            ))
+        }
+        (None, Some((name, tool))) => {
+            // Arguments that arrived as text are decoded straight from it (text that is not
+            // JSON is an argument error, which `call_text` returns).
+            let arguments = match call.arguments.text() {
+                Some(text) => CallArguments::Text(text),
+                None => CallArguments::Borrowed(call.arguments.value()),
+            };
+            // A stream gets every report; the span gets events when it is enabled.
+            let forward = Forward {
+                progress: events.is_some(),
+                logs: events.is_some().then_some(LogLevel::Debug),
+            };
+            let (observer, updates) = Observer::new(&span, forward).unzip();
+            let invocation = Invocation {
+                tool,
+                name,
+                call_id: &call.id,
+                arguments,
+                limit: inner.failure_options.timeout,
+                include_error_message: inner.failure_options.include_error_message,
+                cancellable,
+                observer,
+            };
+            let run = invoke(invocation, token).instrument(span.clone());
+            match events {
+                Some(events) => {
+                    drive(run, updates.flatten(), &mut ToolEvents { events, call }).await
+                }
+                None => run.await,
+            }
+            .map(content)
+        }
+    };
+    let elapsed = start.elapsed();
+    match &outcome {
+        Ok(content) => {
+            if inner.record_content && !span.is_disabled() {
+                span.record("gen_ai.tool.call.result", content.as_str());
+            }
+        }
+        Err(failure) => record_failure(&span, failure, inner.record_content),
+    }
+    Executed { outcome, elapsed }
+}
+
+/// A tool's output as the model is shown it: a string as it is, anything else as JSON.
+pub(super) fn content(output: serde_json::Value) -> String {
+    match output {
+        serde_json::Value::String(text) => text,
+        other => other.to_string(),
+    }
+}
+
+/// The model called a tool in a turn that offered none.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("the model called `{tool}` in its last turn, which offered no tools; the call was not run")]
+pub struct ToolsDisabled {
+    /// The tool the model called.
+    pub tool: String,
+}

@@ -1,0 +1,321 @@
+//! [`McpClientBuilder`]: how a server's tools are named and disclosed, and how to reach the
+//! server.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::ServiceExt;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::RoleClient;
+use rmcp::transport::IntoTransport;
+use rmcp::transport::common::client_side_sse::ExponentialBackoff;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+};
+use tokio_util::sync::CancellationToken;
+
+use super::child::ChildProcess;
+use super::error::{McpClientError, McpToolError};
+use super::remote_tool::Connection;
+use super::{McpClient, Naming};
+use crate::render;
+use crate::secret::Secret;
+
+/// How long connecting may take unless configured otherwise.
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Builds an [`McpClient`]: the settings for one server's tools, then how to reach it
+/// ([`stdio`](Self::stdio), [`http`](Self::http), [`connect`](Self::connect)). Start with
+/// [`McpClient::builder`].
+#[must_use = "connect with `.stdio(..)`, `.http(..)` or `.connect(..)`"]
+#[derive(Clone)]
+pub struct McpClientBuilder {
+    name: Option<String>,
+    headers: Vec<(String, Secret<String>)>,
+    naming: Naming,
+    kind: &'static str,
+    include_error_message: bool,
+    trusted_output: bool,
+    timeout: Option<Duration>,
+    connect_timeout: Duration,
+}
+
+impl McpClientBuilder {
+    pub(super) fn new() -> Self {
+        Self {
+            name: None,
+            headers: Vec::new(),
+            naming: Naming::default(),
+            kind: McpToolError::KIND,
+            include_error_message: false,
+            trusted_output: false,
+            timeout: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+        }
+    }
+
+    /// What errors and logs call the server. Default: the name the server gives for itself
+    /// in its `initialize` result (before that, the program or the URL's host).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Prefixes the name of each of the server's tools, so that two servers' tools cannot
+    /// collide (`.prefix("github_")` makes `create_issue` `github_create_issue`). The result
+    /// must still be a valid tool name. Default: no prefix.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.naming.prefix = prefix.into();
+        self
+    }
+
+    /// Names the server's tool `remote` `local` here, without the prefix: for a tool whose
+    /// name is not a valid tool name (`stats.count`, which MCP allows) or collides with
+    /// another. `remote` must be one of the server's tools.
+    pub fn rename(mut self, remote: impl Into<String>, local: impl Into<String>) -> Self {
+        self.naming.renames.push((remote.into(), local.into()));
+        self
+    }
+
+    /// Leaves the server's tool `remote` out. `remote` must be one of the server's tools.
+    pub fn exclude(mut self, remote: impl Into<String>) -> Self {
+        self.naming.excluded.push(remote.into());
+        self
+    }
+
+    /// The kind the model is shown when one of the server's tools reports a failure
+    /// (`Tool 'NAME' failed with KIND`). Default: [`McpToolError::KIND`], `McpToolError`.
+    ///
+    /// A fixed name from your own vocabulary (`GithubError`), never text from elsewhere.
+    pub fn failure_kind(mut self, kind: &'static str) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Shows the model the text of the server's tool errors after the kind
+    /// (`Tool 'NAME' failed with McpToolError: TEXT`), cut to a bounded length. Off by
+    /// default: the text is written by another program and can hold anything.
+    ///
+    /// Protocol errors and lost connections are still shown by their kind only. With
+    /// untrusted output (the default), a failure whose text is shown taints the run.
+    pub fn include_error_message(mut self, include: bool) -> Self {
+        self.include_error_message = include;
+        self
+    }
+
+    /// Marks the server's output as trusted: its tools' results do not taint the run (see
+    /// [`Tool::untrusted_output`](crate::Tool::untrusted_output)). Off by default: what a
+    /// server returns can hold instructions planted by someone else.
+    pub fn trusted_output(mut self, trusted: bool) -> Self {
+        self.trusted_output = trusted;
+        self
+    }
+
+    /// How long any one call of the server's tools may run (as `#[tool(timeout = ..)]`; the
+    /// agent applies the shorter of this and its own). Default: no limit of its own.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long starting the server and the `initialize` handshake may take. Default 30s.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Starts the server as a child process and talks to it over its stdin and stdout.
+    ///
+    /// The process is killed when the client is dropped, whether or not it would exit on
+    /// its own when its stdin closes; [`McpClient::close`] gives it a moment to exit first.
+    /// Its stderr is left as `command` has it (inherited unless set).
+    pub async fn stdio(
+        self,
+        command: impl Into<tokio::process::Command>,
+    ) -> Result<McpClient, McpClientError> {
+        let mut command = command.into();
+        let program = command
+            .as_std()
+            .get_program()
+            .to_string_lossy()
+            .into_owned();
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true);
+        let spawn_error = |source| McpClientError::Spawn {
+            program: program.clone(),
+            source,
+        };
+        let mut child = command.spawn().map_err(spawn_error)?;
+        let pipes = child.stdout.take().zip(child.stdin.take());
+        // From here on, the process is killed if connecting fails.
+        let process = Arc::new(ChildProcess::new(child));
+        let Some((stdout, stdin)) = pipes else {
+            return Err(spawn_error(std::io::Error::other(
+                "the child process has no stdin or stdout pipe",
+            )));
+        };
+        self.start((stdout, stdin), program, Some(process)).await
+    }
+
+    /// Sends `name: value` with every HTTP request, such as
+    /// `.header("authorization", format!("Bearer {token}"))`. The value is kept out of
+    /// `Debug` output and logs. For [`http`](Self::http) only.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), Secret::new(value.into())));
+        self
+    }
+
+    /// Connects to a server over streamable HTTP at `url` (like `http://127.0.0.1:8000/mcp`).
+    ///
+    /// HTTPS uses rustls with the platform's certificate verifier, as the model providers
+    /// do. Redirects are not followed: give the server's final URL. A response stream that
+    /// breaks is resumed at most three times within a few seconds, after which the calls
+    /// waiting on it fail with [`McpCallError::Disconnected`](super::McpCallError::Disconnected)
+    /// (rmcp's own default retries without end, so a server that went away would leave
+    /// them waiting).
+    pub async fn http(self, url: impl Into<String>) -> Result<McpClient, McpClientError> {
+        let url: String = url.into();
+        let label = host(&url);
+        let setup_error = |reason: String| McpClientError::HttpClient {
+            server: self.name.clone().unwrap_or_else(|| label.clone()),
+            reason,
+        };
+        let mut headers = HashMap::with_capacity(self.headers.len());
+        for (name, value) in &self.headers {
+            let header_name = HeaderName::try_from(name.as_str())
+                .map_err(|_| setup_error(format!("`{name}` is not a valid header name")))?;
+            let mut header_value =
+                HeaderValue::try_from(value.expose().as_str()).map_err(|_| {
+                    setup_error(format!("the value of `{name}` is not a valid header value"))
+                })?;
+            header_value.set_sensitive(true);
+            headers.insert(header_name, header_value);
+        }
+        let client = crate::http_client::client_builder()
+            .and_then(|builder| {
+                builder
+                    // No idle connections kept: reusing one whose last response was not read
+                    // to its end stalls on delayed ACKs.
+                    .pool_max_idle_per_host(0)
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(setup_error)?;
+        let mut reconnect = ExponentialBackoff::default();
+        reconnect.max_times = Some(3);
+        reconnect.base_duration = Duration::from_millis(250);
+        reconnect.max_delay = Some(Duration::from_secs(2));
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+        config.retry_config = Arc::new(reconnect);
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        self.start(transport, label, None).await
+    }
+
+    /// Connects over any transport rmcp's client takes, such as one end of a
+    /// `tokio::io::duplex` served by an in-process [`McpServer`](crate::mcp::McpServer).
+    pub async fn connect<T, E, A>(self, transport: T) -> Result<McpClient, McpClientError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        self.start(transport, "MCP server".to_owned(), None).await
+    }
+
+    /// The `initialize` handshake, within the connect timeout.
+    async fn start<T, E, A>(
+        self,
+        transport: T,
+        fallback_name: String,
+        process: Option<Arc<ChildProcess>>,
+    ) -> Result<McpClient, McpClientError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let info = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("reticent", env!("CARGO_PKG_VERSION")),
+        );
+        let initialize = |source| McpClientError::Initialize {
+            server: self.name.clone().unwrap_or_else(|| fallback_name.clone()),
+            source,
+        };
+        let service = match tokio::time::timeout(self.connect_timeout, info.serve(transport)).await
+        {
+            Ok(Ok(service)) => service,
+            Ok(Err(error)) => return Err(initialize(error.into())),
+            Err(_) => {
+                return Err(initialize(
+                    format!(
+                        "no answer within {}",
+                        render::format_duration(self.connect_timeout)
+                    )
+                    .into(),
+                ));
+            }
+        };
+        let server_name = service
+            .peer_info()
+            .and_then(|info| info.server_info.as_ref().map(|s| s.name.clone()))
+            .filter(|name| !name.is_empty());
+        let server = self.name.or(server_name).unwrap_or(fallback_name);
+        let connection = Connection {
+            peer: service.peer().clone(),
+            server: Arc::from(render::bounded(&server, 2 * render::MAX_NAME_LEN).as_ref()),
+            kind: self.kind,
+            include_error_message: self.include_error_message,
+            trusted_output: self.trusted_output,
+            timeout: self.timeout,
+            closed: CancellationToken::new(),
+            process: process.as_ref().map(Arc::downgrade),
+        };
+        Ok(McpClient {
+            service: Some(service),
+            connection: Arc::new(connection),
+            process,
+            naming: self.naming,
+        })
+    }
+}
+
+impl fmt::Debug for McpClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpClientBuilder")
+            .field("name", &self.name)
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("naming", &self.naming)
+            .field("kind", &self.kind)
+            .field("include_error_message", &self.include_error_message)
+            .field("trusted_output", &self.trusted_output)
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .finish()
+    }
+}
+
+/// The host (and port) of `url`, to name a server before it names itself; never the rest,
+/// which can hold credentials.
+fn host(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(url) => match (url.host_str(), url.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_owned(),
+            (None, _) => "MCP server".to_owned(),
+        },
+        Err(_) => "MCP server".to_owned(),
+    }
+}

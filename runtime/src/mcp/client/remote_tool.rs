@@ -1,0 +1,288 @@
+//! [`RemoteTool`]: one tool of an MCP server, as a [`Tool`] like any other. Its arguments are
+//! checked against its input schema here, before the call; the server's answer is turned into
+//! the tool's output or classified as a failure.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use rmcp::ServiceError;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents, Tool as McpTool,
+    ToolAnnotations as McpAnnotations,
+};
+use rmcp::service::{Peer, RoleClient};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::child::ChildProcess;
+use super::error::{McpCallError, McpClientError, McpToolError};
+use crate::error::{ArgumentError, Failure, ToolError};
+use crate::render;
+use crate::tool::{
+    ArgumentValidator, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFuture,
+};
+
+/// What the tools of one client share: the connection and the client's settings.
+pub(super) struct Connection {
+    pub(super) peer: Peer<RoleClient>,
+    /// The server, as errors name it.
+    pub(super) server: Arc<str>,
+    /// The kind the model is shown for a tool error.
+    pub(super) kind: &'static str,
+    pub(super) include_error_message: bool,
+    pub(super) trusted_output: bool,
+    pub(super) timeout: Option<Duration>,
+    /// Cancelled when the client is closed or dropped.
+    pub(super) closed: CancellationToken,
+    /// The server's process, to ask how it ended; the client owns it.
+    pub(super) process: Option<Weak<ChildProcess>>,
+}
+
+/// One tool of an MCP server.
+pub(super) struct RemoteTool {
+    definition: ToolDefinition,
+    /// The tool's name on the server.
+    remote: Arc<str>,
+    /// The whole input schema: the server's tool has no types of its own here.
+    validator: ArgumentValidator,
+    connection: Arc<Connection>,
+}
+
+impl RemoteTool {
+    /// The tool `listed` by the server, named `name` here. Its input schema must be an object
+    /// schema the validator compiles.
+    pub(super) fn new(
+        listed: McpTool,
+        name: String,
+        connection: &Arc<Connection>,
+    ) -> Result<Self, McpClientError> {
+        let invalid = |reason: String| McpClientError::InvalidSchema {
+            server: connection.server.to_string(),
+            remote: listed.name.to_string(),
+            reason,
+        };
+        let parameters = Value::Object((*listed.input_schema).clone());
+        if parameters.get("type") != Some(&Value::from("object")) {
+            return Err(invalid(
+                "its root is not an object schema (`\"type\": \"object\"`)".to_owned(),
+            ));
+        }
+        let validator = ArgumentValidator::complete(&parameters)
+            .map_err(|error| invalid(error.reason().to_owned()))?;
+        let title = listed
+            .title
+            .clone()
+            .or_else(|| listed.annotations.as_ref().and_then(|a| a.title.clone()));
+        let description = match (listed.description, &title) {
+            (Some(description), _) => description.into_owned(),
+            (None, Some(title)) => title.clone(),
+            (None, None) => String::new(),
+        };
+        let mut definition = ToolDefinition::new(name, description, parameters)
+            .with_annotations(annotations(listed.annotations.as_ref()));
+        if let Some(title) = title {
+            definition = definition.with_title(title);
+        }
+        if let Some(schema) = listed.output_schema {
+            definition = definition.with_output_schema(Value::Object((*schema).clone()));
+        }
+        Ok(Self {
+            definition,
+            remote: Arc::from(&*listed.name),
+            validator,
+            connection: Arc::clone(connection),
+        })
+    }
+
+    async fn run(&self, arguments: Value, cx: ToolContext) -> Result<Value, ToolError> {
+        // an argument error naming each violation's path and what the schema asks
+        self.validator.check(&arguments)?;
+        let Value::Object(arguments) = arguments else {
+            // The schema's root is an object schema, so this was refused above.
+            return Err(ArgumentError::new("the arguments must be a JSON object").into());
+        };
+        let connection = &*self.connection;
+        if connection.closed.is_cancelled() {
+            return Err(self.failed(McpCallError::Closed {
+                server: connection.server.to_string(),
+                tool: self.remote.to_string(),
+            }));
+        }
+        let params = CallToolRequestParams::new(self.remote.to_string()).with_arguments(arguments);
+        // Dropping the call before the server answers makes rmcp send `notifications/cancelled`:
+        // on cancellation here, on a timeout (the caller drops this future), and when the run
+        // is cancelled.
+        let result = tokio::select! {
+            biased;
+            () = cx.cancellation().cancelled() => {
+                return Err(self.failed(McpCallError::Cancelled {
+                    server: connection.server.to_string(),
+                    tool: self.remote.to_string(),
+                }));
+            }
+            () = connection.closed.cancelled() => Err(None),
+            result = connection.peer.call_tool(params) => result.map_err(Some),
+        };
+        match result {
+            Ok(result) if result.is_error == Some(true) => Err(self.tool_error(result)),
+            Ok(result) => Ok(output(result)),
+            Err(error) => Err(self.call_error(error).await),
+        }
+    }
+
+    /// A result with `isError: true`: the kind for the model, unless the client opted in to
+    /// show the server's text; the text for the caller.
+    fn tool_error(&self, result: CallToolResult) -> ToolError {
+        let mut content = content_text(&result.content);
+        if content.is_empty()
+            && let Some(structured) = &result.structured_content
+        {
+            content = structured.to_string();
+        }
+        let error = McpToolError {
+            server: Arc::clone(&self.connection.server),
+            tool: Arc::clone(&self.remote),
+            content,
+            structured_content: result.structured_content,
+            kind: self.connection.kind,
+        };
+        let failure = Failure::new(error.kind, error);
+        ToolError::Failed(if self.connection.include_error_message {
+            failure.show_message()
+        } else {
+            failure
+        })
+    }
+
+    /// A call that got no result; `None` when the client was closed during the call.
+    async fn call_error(&self, error: Option<ServiceError>) -> ToolError {
+        let server = self.connection.server.to_string();
+        let tool = self.remote.to_string();
+        let error = match error {
+            None => McpCallError::Disconnected {
+                server,
+                tool,
+                exit_status: None,
+                source: None,
+            },
+            Some(error @ (ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
+                let process = self.connection.process.as_ref().and_then(Weak::upgrade);
+                let exit_status = match process {
+                    Some(process) => process.exit_status().await,
+                    None => None,
+                };
+                McpCallError::Disconnected {
+                    server,
+                    tool,
+                    exit_status,
+                    source: Some(error),
+                }
+            }
+            Some(ServiceError::Cancelled { .. }) => McpCallError::Cancelled { server, tool },
+            Some(error) => McpCallError::Protocol {
+                server,
+                tool,
+                source: error,
+            },
+        };
+        self.failed(error)
+    }
+
+    fn failed(&self, error: McpCallError) -> ToolError {
+        ToolError::Failed(Failure::new(error.kind(), error))
+    }
+}
+
+impl Tool for RemoteTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call(&self, args: Value, cx: ToolContext) -> ToolFuture<'_> {
+        ToolFuture::new(self.run(args, cx))
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.connection.timeout
+    }
+
+    fn untrusted_output(&self) -> bool {
+        !self.connection.trusted_output
+    }
+}
+
+/// The server's hints, with MCP's defaults for absent ones: not read-only, destructive, not
+/// idempotent, open-world. A read-only tool is never destructive (MCP: `destructiveHint` is
+/// meaningful only when `readOnlyHint` is false).
+fn annotations(hints: Option<&McpAnnotations>) -> ToolAnnotations {
+    let hint = |get: fn(&McpAnnotations) -> Option<bool>, default: bool| {
+        hints.and_then(get).unwrap_or(default)
+    };
+    let read_only = hint(|a| a.read_only_hint, false);
+    ToolAnnotations {
+        read_only,
+        destructive: !read_only && hint(|a| a.destructive_hint, true),
+        idempotent: hint(|a| a.idempotent_hint, false),
+        open_world: hint(|a| a.open_world_hint, true),
+    }
+}
+
+/// A successful result as the tool's output: its `structuredContent` when it has one (the
+/// model is shown it as JSON), otherwise its content as text.
+fn output(result: CallToolResult) -> Value {
+    match result.structured_content {
+        Some(structured) => structured,
+        None => Value::String(content_text(&result.content)),
+    }
+}
+
+/// The content blocks as text, one per line: text as it is (an embedded text resource too);
+/// images, audio and binary resources as a note of what they are and their size; resource
+/// links as their name and URI; content of a type added to MCP later as a note that it is
+/// not shown.
+fn content_text(blocks: &[ContentBlock]) -> String {
+    let texts: Vec<Cow<'_, str>> = blocks
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => Cow::Borrowed(text.text.as_str()),
+            ContentBlock::Image(image) => Cow::Owned(render::omitted_content(
+                "image",
+                None,
+                Some(&image.mime_type),
+                decoded_len(&image.data),
+            )),
+            ContentBlock::Audio(audio) => Cow::Owned(render::omitted_content(
+                "audio",
+                None,
+                Some(&audio.mime_type),
+                decoded_len(&audio.data),
+            )),
+            ContentBlock::Resource(embedded) => match &embedded.resource {
+                ResourceContents::TextResourceContents { text, .. } => Cow::Borrowed(text.as_str()),
+                ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    ..
+                } => Cow::Owned(render::omitted_content(
+                    "resource",
+                    Some(uri),
+                    mime_type.as_deref(),
+                    decoded_len(blob),
+                )),
+                _ => Cow::Borrowed(render::UNKNOWN_CONTENT),
+            },
+            ContentBlock::ResourceLink(link) => {
+                Cow::Owned(render::resource_link(&link.name, &link.uri))
+            }
+            _ => Cow::Borrowed(render::UNKNOWN_CONTENT),
+        })
+        .collect();
+    texts.join("\n")
+}
+
+/// How many bytes base64 text carries.
+fn decoded_len(base64: &str) -> usize {
+    base64.trim_end_matches('=').len() * 3 / 4
+}

@@ -1,0 +1,201 @@
+//! [`McpServerBuilder`]: the tools, the disclosure and time limits, the server's identity and
+//! the failure hooks.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::session::Session;
+use super::{FailureHook, Inner, McpServer, definition};
+use crate::tool::{Tool, ToolFailure, ToolSet, ToolSetError, Toolbox};
+
+/// Builds an [`McpServer`]. Start with [`McpServer::builder`].
+#[must_use = "call `.build()` to get a server"]
+pub struct McpServerBuilder {
+    tools: Vec<Arc<dyn Tool>>,
+    timeout: Option<Duration>,
+    include_error_message: bool,
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    on_failure: Vec<FailureHook>,
+}
+
+impl McpServerBuilder {
+    pub(crate) fn new() -> Self {
+        Self {
+            tools: Vec::new(),
+            timeout: None,
+            include_error_message: false,
+            name: "reticent".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+            on_failure: Vec::new(),
+        }
+    }
+
+    /// Serves a tool, such as the struct `#[tool]` generates.
+    pub fn tool(mut self, tool: impl Tool) -> Self {
+        self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Serves a shared tool.
+    pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Serves every tool of a toolbox, such as a type with a `#[tools]` impl block.
+    pub fn toolbox<T: Toolbox>(mut self, toolbox: Arc<T>) -> Self {
+        self.tools.extend(toolbox.tools());
+        self
+    }
+
+    /// How long any one call may run; a tool's own `#[tool(timeout = ..)]` applies when it is
+    /// shorter. Default: no limit beyond the tool's own.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Shows the client the failure's message after its kind
+    /// (`Tool 'NAME' failed with Type: MESSAGE`). Off by default: messages carry connection
+    /// strings, paths and data. Argument errors are always shown in full.
+    pub fn include_error_message(mut self, include: bool) -> Self {
+        self.include_error_message = include;
+        self
+    }
+
+    /// The server's name in the `initialize` result. Default `reticent`.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The server's version in the `initialize` result. Default: reticent's version.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Instructions for the client's model on how to use these tools, sent in the
+    /// `initialize` result.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Calls `hook` with every failed call, with its full error, on the server side.
+    ///
+    /// `failure.shown_to_model` is exactly what the client was sent. Calls to an unknown tool
+    /// are reported too (kind `unknown_tool`); cancelled calls are not failures and are not
+    /// reported. Hooks run on the call's task, so keep them quick (send to a channel for
+    /// anything slow); a hook that panics is logged and does not affect the reply. Every hook
+    /// added is called, in the order added.
+    pub fn on_failure(mut self, hook: impl Fn(&ToolFailure) + Send + Sync + 'static) -> Self {
+        self.on_failure.push(Arc::new(hook));
+        self
+    }
+
+    /// Checks the tools (valid, unique names and object schemas, for the parameters and for
+    /// any output) and builds the server.
+    pub fn build(self) -> Result<McpServer, BuildError> {
+        let tools = ToolSet::new(self.tools).map_err(|error| match error {
+            ToolSetError::Duplicate(name) => BuildError::DuplicateTool { name },
+            ToolSetError::InvalidName(name) => BuildError::InvalidToolName { name },
+            ToolSetError::NotAnObjectSchema(name) => BuildError::InvalidSchema { name },
+            ToolSetError::Uncheckable { name, reason } => {
+                BuildError::UncheckableSchema { name, reason }
+            }
+        })?;
+        if let Some(tool) = tools
+            .iter()
+            .find(|tool| !definition::output_is_object(&***tool))
+        {
+            return Err(BuildError::InvalidOutputSchema {
+                name: tool.definition().name.clone(),
+            });
+        }
+        let listed = tools
+            .iter()
+            .map(|tool| definition::to_mcp(&**tool))
+            .collect();
+        let inner = Arc::new(Inner {
+            tools,
+            listed,
+            timeout: self.timeout,
+            include_error_message: self.include_error_message,
+            name: self.name,
+            version: self.version,
+            instructions: self.instructions,
+            on_failure: self.on_failure,
+        });
+        Ok(McpServer::with_session(&inner, Session::default()))
+    }
+}
+
+/// Why [`McpServerBuilder::build`] refused the tools.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools have the same name.
+    #[error("two tools are named `{name}`; tool names must be unique")]
+    DuplicateTool {
+        /// The name.
+        name: String,
+    },
+    /// A tool's name does not match `^[a-zA-Z0-9_-]{1,64}$`.
+    #[error("the tool name `{name}` is invalid: names must match ^[a-zA-Z0-9_-]{{1,64}}$")]
+    InvalidToolName {
+        /// The name.
+        name: String,
+    },
+    /// A tool's parameter schema is not an object schema.
+    #[error("the parameters of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`")]
+    InvalidSchema {
+        /// The tool's name.
+        name: String,
+    },
+    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
+    /// (see [`ArgumentValidator`](crate::ArgumentValidator)).
+    #[error("the parameters of tool `{name}` cannot be checked against their schema: {reason}")]
+    UncheckableSchema {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with the schema.
+        reason: String,
+    },
+    /// A tool's output schema is not an object schema, as MCP requires (a non-object output is
+    /// described by an object schema with `"x-reticent-wrap-result": true`).
+    #[error(
+        "the output schema of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`; \
+         describe a non-object output as `{{\"result\": ..}}` and mark the schema with \
+         `\"x-reticent-wrap-result\": true`"
+    )]
+    InvalidOutputSchema {
+        /// The tool's name.
+        name: String,
+    },
+}
+
+impl fmt::Debug for McpServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServerBuilder")
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .iter()
+                    .map(|t| t.definition().name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field("timeout", &self.timeout)
+            .field("include_error_message", &self.include_error_message)
+            .field("name", &self.name)
+            .field("version", &self.version)
+            .field("instructions", &self.instructions)
+            .field("on_failure", &self.on_failure.len())
+            .finish()
+    }
+}

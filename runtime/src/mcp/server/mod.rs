@@ -1,0 +1,86 @@
+//! [`McpServer`]: tools served over MCP, with the same disclosure rules as the agent loop.
+
+mod builder;
+mod definition;
+mod handler;
+mod session;
+mod transport;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use builder::{BuildError, McpServerBuilder};
+pub use transport::ServeError;
+
+use self::session::Session;
+use crate::tool::{ToolFailure, ToolSet};
+
+/// An MCP server for a set of tools. Cheap to clone; one server serves any number of
+/// connections. Start with [`McpServer::builder`].
+///
+/// `McpServer` implements [`rmcp::ServerHandler`], so it also works with anything in rmcp that
+/// takes a handler. A clone shares the tools and settings but not the connection's state (the
+/// log level its client set): serve each connection with a clone of its own, as
+/// [`serve`](Self::serve) and [`http_service`](Self::http_service) do.
+pub struct McpServer {
+    pub(crate) inner: Arc<Inner>,
+    /// The state of the connection this value serves.
+    pub(crate) session: Arc<Session>,
+}
+
+impl Clone for McpServer {
+    /// The same server, for another connection.
+    fn clone(&self) -> Self {
+        Self::with_session(&self.inner, Session::default())
+    }
+}
+
+/// A hook that receives every failed call.
+pub(crate) type FailureHook = Arc<dyn Fn(&ToolFailure) + Send + Sync>;
+
+pub(crate) struct Inner {
+    pub(crate) tools: ToolSet,
+    /// The tools as `tools/list` describes them, built once.
+    pub(crate) listed: Vec<rmcp::model::Tool>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) include_error_message: bool,
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) instructions: Option<String>,
+    pub(crate) on_failure: Vec<FailureHook>,
+}
+
+impl McpServer {
+    /// Starts building a server.
+    pub fn builder() -> McpServerBuilder {
+        McpServerBuilder::new()
+    }
+
+    /// The server for a connection with this state.
+    pub(crate) fn with_session(inner: &Arc<Inner>, session: Session) -> Self {
+        Self {
+            inner: Arc::clone(inner),
+            session: Arc::new(session),
+        }
+    }
+
+    /// The names of the tools served, in the order they were added.
+    pub fn tool_names(&self) -> impl Iterator<Item = &str> {
+        self.inner.tools.names()
+    }
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
+        f.debug_struct("McpServer")
+            .field("name", &inner.name)
+            .field("version", &inner.version)
+            .field("tools", &self.tool_names().collect::<Vec<_>>())
+            .field("timeout", &inner.timeout)
+            .field("include_error_message", &inner.include_error_message)
+            .field("on_failure", &inner.on_failure.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,234 @@
+//! [`ToolContext`]: what one tool call knows about itself — its id, its tool's name and its
+//! cancellation — and where it reports progress and log lines.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use tokio_util::sync::CancellationToken;
+
+use super::progress::{LogLevel, Observer};
+
+/// The context of one tool call: its id, the tool's name and the run's cancellation.
+///
+/// A tool receives it by declaring a parameter of type `&ToolContext` or `ToolContext`; that
+/// parameter is not part of the schema.
+///
+/// Clones share one context. Its cancellation token is made the first time it is asked for (a
+/// child of the run's token), so a call whose tool never looks at it costs no token.
+///
+/// # Progress and log lines
+///
+/// A long-running tool can say how far it got with [`progress`](Self::progress) and what it is
+/// doing with [`log`](Self::log). Both are written for people, and go to whoever watches the
+/// call — **never to the model**:
+///
+/// - in an agent run, [`AgentEvent::ToolProgress`](crate::AgentEvent::ToolProgress) and
+///   [`AgentEvent::ToolLog`](crate::AgentEvent::ToolLog) on
+///   [`Agent::run_stream`](crate::Agent::run_stream)'s stream;
+/// - over MCP, `notifications/progress` (when the client asked for progress with a
+///   `progressToken`) and `notifications/message` (at or above the level the client set);
+/// - in both, events on the call's `execute_tool` span.
+///
+/// A call nobody watches (no stream, no client that asked, no subscriber for the span) ignores
+/// them at the cost of a branch. Messages are cut to 2 KiB.
+///
+/// ```
+/// use reticent::{LogLevel, ToolContext};
+///
+/// /// Import rows from a file.
+/// #[reticent::tool]
+/// async fn import(rows: Vec<String>, cx: &ToolContext) -> usize {
+///     let total = rows.len() as f64;
+///     for (done, row) in rows.iter().enumerate() {
+///         if row.is_empty() {
+///             cx.log(LogLevel::Warning, format_args!("row {done} is empty; skipped"));
+///         }
+///         cx.progress(done as f64 + 1.0, total, "importing");
+///     }
+///     rows.len()
+/// }
+/// ```
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    shared: Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    call_id: Box<str>,
+    tool_name: Option<Arc<str>>,
+    /// The run's (or request's) token, whose child the call's token is.
+    parent: Option<CancellationToken>,
+    token: OnceLock<CancellationToken>,
+    /// Who watches the call; `None` when nobody does.
+    observer: Option<Arc<Observer>>,
+}
+
+impl ToolContext {
+    /// A context for the call `call_id` of the tool `tool_name`, with its own cancellation token.
+    pub fn new(call_id: impl Into<Box<str>>, tool_name: impl Into<Arc<str>>) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                call_id: call_id.into(),
+                tool_name: Some(tool_name.into()),
+                parent: None,
+                token: OnceLock::new(),
+                observer: None,
+            }),
+        }
+    }
+
+    /// A context whose cancellation token, when it is made, is a child of `parent`, and whose
+    /// reports go to `observer`.
+    pub(crate) fn child_of(
+        call_id: &str,
+        tool_name: &Arc<str>,
+        parent: &CancellationToken,
+        observer: Option<Observer>,
+    ) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                call_id: call_id.into(),
+                tool_name: Some(Arc::clone(tool_name)),
+                parent: Some(parent.clone()),
+                token: OnceLock::new(),
+                observer: observer.map(Arc::new),
+            }),
+        }
+    }
+
+    /// Replaces the cancellation token, e.g. with a child of the run's token.
+    #[must_use]
+    pub fn with_cancellation(self, token: CancellationToken) -> Self {
+        let shared = Shared {
+            call_id: self.shared.call_id.clone(),
+            tool_name: self.shared.tool_name.clone(),
+            parent: None,
+            token: OnceLock::from(token),
+            observer: self.shared.observer.clone(),
+        };
+        Self {
+            shared: Arc::new(shared),
+        }
+    }
+
+    /// The id the model gave this call (empty for a default context).
+    pub fn call_id(&self) -> &str {
+        &self.shared.call_id
+    }
+
+    /// The name of the tool being called (empty for a default context).
+    pub fn tool_name(&self) -> &str {
+        self.shared.tool_name.as_deref().unwrap_or_default()
+    }
+
+    /// Cancelled when the call is abandoned: the run was cancelled or the call timed out.
+    ///
+    /// Long-running tools can watch it to stop early and clean up.
+    pub fn cancellation(&self) -> &CancellationToken {
+        let shared = &*self.shared;
+        shared.token.get_or_init(|| match &shared.parent {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        })
+    }
+
+    /// Reports how far the call got: `done` out of `total` (when known), with an optional
+    /// message for people (`"copying 3 of 10 files"`).
+    ///
+    /// `done` should increase with every report; a report whose `done` is not more than the
+    /// last one's, or is not a finite number, is dropped. See [the type's
+    /// docs](Self#progress-and-log-lines) for where reports go: never to the model.
+    ///
+    /// ```
+    /// # let cx = reticent::ToolContext::default();
+    /// cx.progress(3.0, 10.0, "copying files");
+    /// cx.progress(4.0, None, None);
+    /// ```
+    #[inline]
+    pub fn progress<'m>(
+        &self,
+        done: f64,
+        total: impl Into<Option<f64>>,
+        message: impl Into<Option<&'m str>>,
+    ) {
+        if let Some(observer) = &self.shared.observer {
+            observer.progress(done, total.into(), message.into());
+        }
+    }
+
+    /// Logs a line about the call for people, at `level`. `message` is formatted only when
+    /// someone will read it, so `format_args!("read {n} rows")` costs nothing in a call
+    /// nobody watches.
+    ///
+    /// See [the type's docs](Self#progress-and-log-lines) for where lines go: never to the
+    /// model.
+    #[inline]
+    pub fn log(&self, level: LogLevel, message: impl fmt::Display) {
+        if let Some(observer) = &self.shared.observer {
+            observer.log(level, &message);
+        }
+    }
+
+    /// Tells the tool the call was abandoned (it timed out, or its run ended while it ran).
+    pub(crate) fn abandon(&self) {
+        self.cancellation().cancel();
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id())
+            .field("tool_name", &self.tool_name())
+            .field(
+                "cancelled",
+                &self
+                    .shared
+                    .token
+                    .get()
+                    .is_some_and(CancellationToken::is_cancelled),
+            )
+            .field("observed", &self.shared.observer.is_some())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio_util::sync::CancellationToken;
+
+    use super::ToolContext;
+
+    #[test]
+    fn clones_share_one_token_made_on_demand() {
+        let cx = ToolContext::default();
+        let clone = cx.clone();
+        clone.cancellation().cancel();
+        assert!(cx.cancellation().is_cancelled());
+
+        let cx = ToolContext::new("c1", "t");
+        let token = cx.cancellation().clone();
+        let moved = cx;
+        token.cancel();
+        assert!(moved.cancellation().is_cancelled());
+        assert_eq!((moved.call_id(), moved.tool_name()), ("c1", "t"));
+    }
+
+    #[test]
+    fn a_child_token_follows_its_parent_also_when_made_late() {
+        let parent = CancellationToken::new();
+        let name: Arc<str> = Arc::from("t");
+        let cx = ToolContext::child_of("c1", &name, &parent, None);
+        parent.cancel();
+        assert!(cx.cancellation().is_cancelled());
+
+        let parent = CancellationToken::new();
+        let cx = ToolContext::child_of("c2", &name, &parent, None);
+        cx.abandon();
+        assert!(cx.cancellation().is_cancelled());
+        assert!(!parent.is_cancelled());
+    }
+}

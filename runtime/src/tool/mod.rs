@@ -1,0 +1,206 @@
+//! One tool call, end to end: the [`Tool`] trait and what a call is made of — its
+//! [`ToolDefinition`], its [`ToolContext`], decoding the arguments, running the tool under its
+//! time limit, classifying what went wrong and keeping the caller's record of it.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `definition.rs` | [`ToolDefinition`], [`ToolAnnotations`] |
+//! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema; its output schema |
+//! | `context.rs` | [`ToolContext`] |
+//! | `progress.rs` | a running call's progress and log lines, and who watches them |
+//! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
+//! | `args.rs` | decoding the model's arguments from a `Value` |
+//! | `text.rs` | decoding them straight from JSON text |
+//! | `output.rs` | splitting what a tool returned by its type, and encoding its output |
+//! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
+//! | `classify.rs` | classifying a tool's error by its type, at compile time |
+//! | `report.rs` | classifying an `anyhow::Error`/`eyre::Report` by its chain (features `anyhow`, `eyre`) |
+//! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
+//! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
+//! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
+//! | `checked.rs` | a tool whose arguments are normalised and checked before it runs |
+//! | `invoke.rs` | running one call: time limit, cancellation, panics |
+//! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
+//! | `span.rs` | the `execute_tool` span |
+
+use std::sync::Arc;
+use std::time::Duration;
+
+mod args;
+mod checked;
+mod classify;
+mod constraints;
+mod context;
+mod definition;
+mod failure;
+mod future;
+mod invoke;
+mod no_result;
+mod output;
+mod progress;
+#[cfg(any(feature = "anyhow", feature = "eyre"))]
+mod report;
+mod schema;
+mod set;
+mod span;
+mod text;
+mod validate;
+
+pub use context::ToolContext;
+pub use definition::{ToolAnnotations, ToolDefinition};
+pub use failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
+pub use future::ToolFuture;
+pub use output::OutputError;
+pub use progress::LogLevel;
+pub use schema::ParametersSchema;
+pub use validate::{ArgumentValidator, ValidatorError};
+
+pub(crate) use invoke::{CallArguments, Invocation, drop_contained, invoke};
+pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
+pub(crate) use set::{ToolSet, ToolSetError};
+pub(crate) use span::{execute_span, record_failure};
+
+/// What `#[derive(Disclose)]` writes without the features `anyhow` and `eyre`: nothing (see
+/// `report.rs`).
+#[cfg(not(any(feature = "anyhow", feature = "eyre")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_disclose {
+    ($ty:ty) => {};
+}
+
+/// The traits compile errors name; re-exported by `crate::rules`.
+pub(crate) mod rules {
+    pub use super::args::{ToolParam, ToolParamSchema};
+    pub use super::classify::{DiscloseErrorType, ThreadSafeError, ToolErrorType};
+    pub use super::output::{OutputIsNotAResult, OutputIsNotAnError, ToolOutput};
+}
+
+/// What the macros' generated code uses; re-exported by `crate::__private`.
+pub(crate) mod generated {
+    pub use super::args::{
+        ArgumentsOf, CannotDecodeArguments, DecodeArguments, ToolParam, ToolParamSchema,
+    };
+    pub use super::classify::{
+        Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
+        DiscloseTag, ErrorKind, ErrorTag, NotAnErrorKind, NotAnErrorTag, ThreadSafeError,
+        ToolErrorType,
+    };
+    pub use super::output::{
+        ErrorOutput, ErrorOutputTag, NestedResultOutput, NestedResultTag, OutputIsNotAResult,
+        OutputIsNotAnError, OutputProbe, PlainOutput, PlainOutputTag, ResultReturn, ResultTag,
+        Returned, ToolOutput, ValueReturn, ValueTag,
+    };
+    #[cfg(any(feature = "anyhow", feature = "eyre"))]
+    pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose};
+    pub use super::schema::{
+        ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,
+        ResultOutputSchema,
+    };
+    pub use super::text::call_parsed;
+}
+
+pub(crate) use args::cut_too_deep;
+#[cfg(feature = "mcp-client")]
+pub(crate) use set::is_valid_tool_name;
+
+/// A tool an agent can call.
+///
+/// Write tools with [`#[tool]`](crate::tool) or [`#[tools]`](crate::tools) rather than
+/// implementing this trait by hand: the macros derive the schema, decode the arguments and
+/// classify every failure at compile time.
+///
+/// An implementation must never put a failure's message into its `Ok` value: errors go in
+/// [`ToolError`](crate::ToolError), where the disclosure rules decide what the model may see.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "not a tool",
+    note = "annotate a function with `#[reticent::tool]` and pass the struct it generates (the PascalCase of the function's name)"
+)]
+pub trait Tool: Send + Sync + 'static {
+    /// The name, description, parameter schema and annotations the model is offered.
+    ///
+    /// Computed once per tool, not per call.
+    fn definition(&self) -> &ToolDefinition;
+
+    /// Runs the tool with the model's arguments.
+    ///
+    /// Called directly, a tool decodes its arguments as they are: the agent and the MCP server
+    /// also check them against the constraints of the tool's schema before they call it (see
+    /// [`ArgumentValidator`]).
+    fn call(&self, args: serde_json::Value, cx: ToolContext) -> ToolFuture<'_>;
+
+    /// Runs the tool with the model's arguments as the JSON text a provider handed over.
+    ///
+    /// The same as parsing `text` and passing the value to [`call`](Self::call) — the same
+    /// result, the same errors (text that is not JSON is an argument error) — which is what
+    /// this provided method does. `#[tool]` overrides it to decode each parameter straight
+    /// from its slice of the text, without building a `serde_json::Value` first; arguments
+    /// that do not decode that way take the `call` path, so the errors are the same.
+    fn call_text(&self, text: &str, cx: ToolContext) -> ToolFuture<'_> {
+        text::call_parsed(self, text, cx)
+    }
+
+    /// The tool's own time limit (`#[tool(timeout = "5s")]`), if it has one.
+    ///
+    /// The agent applies the shorter of this and its own configured timeout.
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Whether the tool's work is synchronous code that runs when [`call`](Self::call) is
+    /// called, and may block its thread: a sync `#[tool]` fn.
+    ///
+    /// A time limit cannot interrupt such a call once it runs on the caller's thread, so the
+    /// agent and the MCP server run it on tokio's blocking pool whenever a time limit or a
+    /// cancellation can apply: the call is then abandoned at its limit (reported as timed out,
+    /// its effect unknown) while its thread finishes on its own. An `async` tool that blocks
+    /// its thread cannot be interrupted; use `tokio::task::spawn_blocking` inside it.
+    fn is_blocking(&self) -> bool {
+        false
+    }
+
+    /// Whether the tool's output comes from outside the system (web pages, email, third-party
+    /// APIs) and may carry instructions planted by someone else. Once such output enters a
+    /// run's transcript, the run is tainted (see
+    /// [`AgentBuilder::forbid_after_untrusted`](crate::AgentBuilder::forbid_after_untrusted)).
+    ///
+    /// `open_world` tools are untrusted by default; `#[tool(untrusted_output)]` marks others,
+    /// and `#[tool(open_world, untrusted_output = false)]` an open-world tool whose output
+    /// says only what it did (`sent`, `queued`).
+    fn untrusted_output(&self) -> bool {
+        self.definition().annotations.open_world
+    }
+
+    /// Whether a person must approve each call before it runs (`#[tool(needs_approval)]`).
+    ///
+    /// When the model calls such a tool, the run stops with
+    /// [`StopReason::AwaitingApproval`](crate::StopReason::AwaitingApproval) before any call
+    /// of that turn runs, and [`Agent::resume`](crate::Agent::resume) continues it with the
+    /// decisions. [`AgentBuilder::require_approval`](crate::AgentBuilder::require_approval)
+    /// asks the same of any tool by name.
+    ///
+    /// For tools whose effects a person must see first: sending money, deleting records,
+    /// writing to someone else. `false` by default.
+    fn needs_approval(&self) -> bool {
+        false
+    }
+}
+
+/// A value that provides several tools, usually a struct whose `impl` block carries
+/// [`#[tools]`](crate::tools).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a toolbox",
+    label = "not a toolbox",
+    note = "put `#[reticent::tools]` on an `impl` block of this type and `#[tool]` on its tool methods"
+)]
+pub trait Toolbox: Send + Sync + 'static {
+    /// The tools, each sharing this value.
+    fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>>;
+}
+
+impl<T: Tool> Toolbox for T {
+    fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>> {
+        vec![self]
+    }
+}

@@ -1,0 +1,273 @@
+//! Taking apart what a tool returned, by its type, and encoding its output as JSON.
+//!
+//! What a tool returned is split where `#[tool]` calls it, by method resolution on the
+//! returned value's concrete type — never by how the return type is spelled, so an alias of
+//! `Result`, `use std::result::Result as Res` or `io::Result<T>` split the same way:
+//!
+//! ```text
+//! (&Returned::new(&returned)).reticent_split().split(returned)
+//! ```
+//!
+//! A `Result<T, E>` is split into its output `T` and its error `E`, which `classify.rs`
+//! classifies; any other value is an output that cannot fail. The output is then checked by
+//! its type (`(&&&OutputProbe::new(&output)).reticent_output().encode(&output)`): a `Result`
+//! inside the tool's `Result`, or an output that is itself an error type, is a compile error at
+//! the return type; anything else must be `Serialize`, and is encoded with every `Result`
+//! deeper inside it refused (see `no_result.rs`).
+
+use std::convert::Infallible;
+use std::error::Error as StdError;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::no_result;
+use crate::error::{Failure, ToolError};
+
+// ---- splitting what a tool returned --------------------------------------------------------
+
+/// Carries the type a tool returned, for method resolution; holds no value.
+#[derive(Debug)]
+pub struct Returned<R>(PhantomData<R>);
+
+impl<R> Returned<R> {
+    /// Names `R` from a reference to what the tool returned.
+    #[inline]
+    pub fn new(_: &R) -> Self {
+        Self(PhantomData)
+    }
+}
+
+/// First choice: a `Result`, however its type is written.
+pub trait ResultReturn {
+    /// Picks the tag.
+    #[inline]
+    fn reticent_split(&self) -> ResultTag {
+        ResultTag
+    }
+}
+impl<T, E> ResultReturn for &Returned<Result<T, E>> {}
+
+/// Last choice: any other value, an output that cannot fail.
+pub trait ValueReturn {
+    /// Picks the tag.
+    #[inline]
+    fn reticent_split(&self) -> ValueTag {
+        ValueTag
+    }
+}
+impl<R> ValueReturn for Returned<R> {}
+
+/// Tag for a `Result`.
+#[derive(Debug)]
+pub struct ResultTag;
+impl ResultTag {
+    /// The result as it is.
+    #[inline]
+    pub fn split<T, E>(self, returned: Result<T, E>) -> Result<T, E> {
+        returned
+    }
+}
+
+/// Tag for a value that is not a `Result`.
+#[derive(Debug)]
+pub struct ValueTag;
+impl ValueTag {
+    /// The value as an output, with no error.
+    #[inline]
+    pub fn split<T>(self, returned: T) -> Result<T, Infallible> {
+        Ok(returned)
+    }
+}
+
+// ---- checking the output's type ------------------------------------------------------------
+
+/// Carries a tool's output type, for method resolution; holds no value.
+#[derive(Debug)]
+pub struct OutputProbe<T>(PhantomData<T>);
+
+impl<T> OutputProbe<T> {
+    /// Names `T` from a reference to the output.
+    #[inline]
+    pub fn new(_: &T) -> Self {
+        Self(PhantomData)
+    }
+}
+
+/// First choice: a `Result` as the output of a tool that returned a `Result`.
+pub trait NestedResultOutput {
+    /// Picks the tag.
+    #[inline]
+    fn reticent_output(&self) -> NestedResultTag {
+        NestedResultTag
+    }
+}
+impl<T, E> NestedResultOutput for &&OutputProbe<Result<T, E>> {}
+
+/// Second choice: an output that is an error type.
+pub trait ErrorOutput {
+    /// Picks the tag.
+    #[inline]
+    fn reticent_output(&self) -> ErrorOutputTag {
+        ErrorOutputTag
+    }
+}
+impl<T: StdError> ErrorOutput for &OutputProbe<T> {}
+
+/// Last choice: any other output, which must be `Serialize`.
+pub trait PlainOutput {
+    /// Picks the tag.
+    #[inline]
+    fn reticent_output(&self) -> PlainOutputTag {
+        PlainOutputTag
+    }
+}
+impl<T> PlainOutput for OutputProbe<T> {}
+
+/// Tag for an output that can be encoded.
+#[derive(Debug)]
+pub struct PlainOutputTag;
+impl PlainOutputTag {
+    /// The output as JSON. Taken as a `&dyn ToolOutput`, so that an output that is not
+    /// `Serialize` fails where the tool's return type is written.
+    #[inline]
+    pub fn encode(self, output: &dyn ToolOutput) -> Result<Value, ToolError> {
+        output.encode()
+    }
+}
+
+/// Tag for a `Result` inside a tool's `Result`: refused when the crate compiles.
+#[derive(Debug)]
+pub struct NestedResultTag;
+impl NestedResultTag {
+    /// Never called: no type implements [`OutputIsNotAResult`], so the call does not compile.
+    #[inline]
+    pub fn encode(self, _: &dyn OutputIsNotAResult) -> Result<Value, ToolError> {
+        unreachable!("no type implements OutputIsNotAResult")
+    }
+}
+
+/// Tag for an output that is an error type: refused when the crate compiles.
+#[derive(Debug)]
+pub struct ErrorOutputTag;
+impl ErrorOutputTag {
+    /// Never called: no type implements [`OutputIsNotAnError`], so the call does not compile.
+    #[inline]
+    pub fn encode(self, _: &dyn OutputIsNotAnError) -> Result<Value, ToolError> {
+        unreachable!("no type implements OutputIsNotAnError")
+    }
+}
+
+/// Implemented by no type: a `Result` inside the `Result` a tool returns would be sent to the
+/// model as a successful output, its error with it.
+#[diagnostic::on_unimplemented(
+    message = "a tool cannot return a `Result` inside its `Result`: `{Self}` would reach the model as a successful output, its error with it",
+    label = "the output of this `Result` is itself a `Result`",
+    note = "return one `Result<T, E>` with one error type: flatten the inner result with `?` (`Ok(inner?)`) or `.and_then(..)`, converting its error into the tool's error type (`#[from]` on a variant of a `#[derive(Disclose)]` enum)"
+)]
+pub trait OutputIsNotAResult: sealed::Never {}
+
+/// Implemented by no type: an error returned as a tool's output would be sent to the model as
+/// a success, its message and fields with it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is an error type, and a tool's output is sent to the model as a success",
+    label = "this output is an error type",
+    note = "return the error as the `Err` of a `Result<T, {Self}>`, so that the model is told of it by its kind only"
+)]
+pub trait OutputIsNotAnError: sealed::Never {}
+
+mod sealed {
+    /// Implemented by no type.
+    pub trait Never {}
+
+    /// The types that are `Serialize`: no other type can implement `ToolOutput`, whose
+    /// encoding refuses a `Result` anywhere in an output.
+    pub trait Serializable {}
+    impl<T: serde::Serialize> Serializable for T {}
+}
+
+// ---- encoding ------------------------------------------------------------------------------
+
+/// A type that can be a tool's output.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output",
+    label = "the output must be turned into JSON for the model",
+    note = "a tool's output must implement `serde::Serialize`; for your own types add `#[derive(serde::Serialize)]`"
+)]
+pub trait ToolOutput: sealed::Serializable {
+    /// The output as JSON; refuses a `Result` anywhere in it.
+    #[doc(hidden)]
+    fn encode(&self) -> Result<Value, ToolError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize> ToolOutput for T {
+    #[inline]
+    fn encode(&self) -> Result<Value, ToolError> {
+        no_result::to_value(self).map_err(|error| {
+            let error = match error {
+                Some(error) => OutputError(Repr::Serialize(error)),
+                None => OutputError(Repr::HoldsResult),
+            };
+            ToolError::Failed(Failure::new("OutputError", error).fatal())
+        })
+    }
+}
+
+/// A tool's output could not be turned into JSON (e.g. a map with non-string keys), or it
+/// holds a `Result`, which is never sent to the model as output.
+///
+/// Either way the failure is fatal: the tool finished its work, and what it returned cannot be
+/// shown. The message of a refused `Result` holds nothing of the value.
+pub struct OutputError(Repr);
+
+enum Repr {
+    Serialize(serde_json::Error),
+    HoldsResult,
+}
+
+impl OutputError {
+    /// Whether the output was refused because it holds a `Result` (`Vec<Result<T, E>>`, a
+    /// struct field of type `Result`).
+    pub fn holds_result(&self) -> bool {
+        matches!(self.0, Repr::HoldsResult)
+    }
+}
+
+impl fmt::Debug for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Repr::Serialize(error) => f.debug_tuple("OutputError").field(error).finish(),
+            Repr::HoldsResult => f.write_str("OutputError(HoldsResult)"),
+        }
+    }
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Repr::Serialize(error) => {
+                write!(
+                    f,
+                    "the tool's output could not be serialized to JSON: {error}"
+                )
+            }
+            Repr::HoldsResult => f.write_str(
+                "the tool's output holds a `Result`, which is never sent to the model as \
+                 output (its `Err` would reach the model as a success); return errors as the \
+                 tool's own `Err`",
+            ),
+        }
+    }
+}
+
+impl StdError for OutputError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match &self.0 {
+            Repr::Serialize(error) => Some(error),
+            Repr::HoldsResult => None,
+        }
+    }
+}

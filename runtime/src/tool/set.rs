@@ -1,0 +1,145 @@
+//! [`ToolSet`]: a set of tools checked the way every consumer needs them (a valid name, an
+//! object schema, no name twice) and indexed by name. The agent and the MCP server both hold
+//! one. It is where arguments are checked against a schema's constraints: each tool whose
+//! schema carries one gets its [`ArgumentValidator`], compiled here, once; the agent's set also
+//! holds each tool's schema in the model's dialect and the normaliser for it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::checked::Checked;
+use super::validate::ArgumentValidator;
+use super::{Tool, ToolDefinition};
+use crate::model::{SchemaDialect, SchemaError};
+
+/// Why a set of tools was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ToolSetError {
+    /// Two tools have the same name.
+    Duplicate(String),
+    /// A tool's name does not match `^[a-zA-Z0-9_-]{1,64}$`.
+    InvalidName(String),
+    /// A tool's parameter schema is not an object schema.
+    NotAnObjectSchema(String),
+    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
+    /// (a `pattern` that is not a regular expression, a `$ref` to nothing).
+    Uncheckable {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with its schema.
+        reason: String,
+    },
+}
+
+/// Tools, in the order they were added, and their index by name.
+#[derive(Clone, Default)]
+pub(crate) struct ToolSet {
+    /// The tools as they are called: each wrapped in [`Checked`] when its arguments need work.
+    tools: Vec<Arc<dyn Tool>>,
+    /// The tools as they were added.
+    originals: Vec<Arc<dyn Tool>>,
+    /// Each tool's validator, when its schema carries constraints.
+    validators: Vec<Option<Arc<ArgumentValidator>>>,
+    /// Each tool's position in `tools`, by its name. A call's context shares the name.
+    index: HashMap<Arc<str>, usize>,
+}
+
+impl ToolSet {
+    /// Checks `tools`, compiles the validator of each whose schema carries constraints, and
+    /// indexes them.
+    pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> Result<Self, ToolSetError> {
+        let mut index = HashMap::with_capacity(tools.len());
+        let mut validators = Vec::with_capacity(tools.len());
+        for (i, tool) in tools.iter().enumerate() {
+            let definition = tool.definition();
+            if !is_valid_tool_name(&definition.name) {
+                return Err(ToolSetError::InvalidName(definition.name.clone()));
+            }
+            if definition.parameters.get("type") != Some(&serde_json::Value::from("object")) {
+                return Err(ToolSetError::NotAnObjectSchema(definition.name.clone()));
+            }
+            if index
+                .insert(Arc::from(definition.name.as_str()), i)
+                .is_some()
+            {
+                return Err(ToolSetError::Duplicate(definition.name.clone()));
+            }
+            let validator = ArgumentValidator::new(&definition.parameters).map_err(|error| {
+                ToolSetError::Uncheckable {
+                    name: definition.name.clone(),
+                    reason: error.reason().to_owned(),
+                }
+            })?;
+            validators.push(validator.map(Arc::new));
+        }
+        let checked = tools
+            .iter()
+            .zip(&validators)
+            .map(|(tool, validator)| Checked::wrap(Arc::clone(tool), None, validator.clone()))
+            .collect();
+        Ok(Self {
+            tools: checked,
+            originals: tools,
+            validators,
+            index,
+        })
+    }
+
+    /// Converts every tool's parameter schema to `dialect`: the definitions the model is
+    /// offered, in order. Each tool whose converted schema lets the model send a `null` its own
+    /// schema did not allow is then called through a normaliser that removes it. On error, the
+    /// name of the tool whose schema the dialect cannot express.
+    pub(crate) fn convert(
+        &mut self,
+        dialect: SchemaDialect,
+    ) -> Result<Vec<ToolDefinition>, (String, SchemaError)> {
+        let mut definitions = Vec::with_capacity(self.originals.len());
+        for (i, original) in self.originals.iter().enumerate() {
+            let definition = original.definition();
+            let prepared = dialect
+                .prepare(&definition.parameters)
+                .map_err(|error| (definition.name.clone(), error))?;
+            definitions.push(definition.clone().with_parameters(prepared.schema));
+            if prepared.normaliser.is_some() {
+                self.tools[i] = Checked::wrap(
+                    Arc::clone(original),
+                    prepared.normaliser,
+                    self.validators[i].clone(),
+                );
+            }
+        }
+        Ok(definitions)
+    }
+
+    /// The tool named `name`, with the name as the index keeps it (shared with each call's
+    /// context rather than copied).
+    pub(crate) fn get(&self, name: &str) -> Option<(&Arc<str>, &Arc<dyn Tool>)> {
+        let (name, &i) = self.index.get_key_value(name)?;
+        Some((name, &self.tools[i]))
+    }
+
+    /// Whether a tool is named `name`.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// The tools, in the order they were added (the MCP server lists them).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = &Arc<dyn Tool>> {
+        self.tools.iter()
+    }
+
+    /// The tools' names, in the order they were added.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(|t| t.definition().name.as_str())
+    }
+}
+
+/// Whether `name` is a valid tool name, `^[a-zA-Z0-9_-]{1,64}$` (the macros check literal
+/// names when the crate compiles; this checks the names of tools made at runtime).
+pub(crate) fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}

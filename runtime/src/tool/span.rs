@@ -1,0 +1,59 @@
+//! The `execute_tool` span of one call (OpenTelemetry GenAI names), and what is recorded on
+//! it. The span is the caller's: a failure's full message goes on it — except that, unless the
+//! caller opted in to recording content, nothing on it holds a value the model sent.
+
+use tracing::Span;
+use tracing::field::Empty;
+
+use super::ToolFailure;
+use crate::render;
+
+/// The span of the call `call_id` of `tool` (the name as the model sent it, cut to length).
+pub(crate) fn execute_span(tool: &str, call_id: &str) -> Span {
+    let tool = render::name(tool);
+    tracing::info_span!(
+        "execute_tool",
+        otel.name = format!("execute_tool {tool}"),
+        otel.status_code = Empty,
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %tool,
+        gen_ai.tool.call.id = %call_id,
+        gen_ai.tool.type = "function",
+        gen_ai.tool.call.arguments = Empty,
+        gen_ai.tool.call.result = Empty,
+        error.type = Empty,
+        error.message = Empty,
+        reticent.tool.timed_out = Empty,
+        reticent.tool.cancelled = Empty,
+    )
+}
+
+/// Records a failure. `record_content`: whether the caller opted in to recording arguments
+/// and results; without it an argument error's message, which echoes what the model sent, is
+/// replaced by where the mistake is.
+pub(crate) fn record_failure(span: &Span, failure: &ToolFailure, record_content: bool) {
+    if span.is_disabled() {
+        return;
+    }
+    span.record("otel.status_code", "ERROR");
+    span.record("error.type", failure.kind.as_str());
+    if failure.kind == super::kinds::ARGUMENT && !record_content {
+        let path = failure
+            .error
+            .downcast_ref::<crate::ArgumentError>()
+            .and_then(crate::ArgumentError::path);
+        let message = match path {
+            Some(path) => format!(
+                "the model's arguments were refused at `{}` (the message echoes them: record_content(true) records it)",
+                render::bounded(path, render::MAX_NAME_LEN * 2)
+            ),
+            None => "the model's arguments were refused (the message echoes them: record_content(true) records it)".to_owned(),
+        };
+        span.record("error.message", message);
+    } else {
+        // The whole message, with the sources that often hold what went wrong
+        // (`could not read the ledger: permission denied: ..`).
+        span.record("error.message", failure.error_chain());
+    }
+    span.record("reticent.tool.timed_out", failure.timed_out);
+}

@@ -1,0 +1,122 @@
+//! Decoding the model's arguments straight from the JSON text a provider handed over, in one
+//! pass into the arguments struct `#[tool]` derives, building no `serde_json::Value`; and
+//! what [`Tool::call_text`](super::Tool::call_text) does by default.
+
+use serde::Deserializer;
+use serde::de::{DeserializeOwned, Visitor};
+
+use super::args::MAX_DEPTH;
+use super::{Tool, ToolContext, ToolFuture};
+use crate::error::ArgumentError;
+use crate::render;
+
+/// Decodes the arguments object in `text` into `T` (the arguments struct `#[tool]` derives)
+/// in one pass, as `serde_json::from_str` would, building no `Value`. `None` when it does not
+/// decode: the caller then parses `text` into a `Value` and calls
+/// [`Tool::call`](crate::Tool::call), which says what is wrong.
+///
+/// Only an object is read as arguments (a derived struct would also take an array, which
+/// `call` refuses). The text is held to the nesting limit of `serde_json`'s parser, as when it
+/// is parsed into a `Value` — including parts the tool's types skip unread.
+#[inline]
+pub(super) fn from_text<T: DeserializeOwned>(text: &str) -> Option<T> {
+    // The parser refuses a 128th level. A text this short cannot nest that deep.
+    const LEVELS: usize = MAX_DEPTH - 1;
+    if text.len() > 2 * LEVELS && nested_deeper_than(text, LEVELS) {
+        return None;
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = T::deserialize(ObjectOnly(&mut deserializer)).ok()?;
+    deserializer.end().ok()?;
+    Some(value)
+}
+
+/// A deserializer that reads a struct from a JSON object only, never from an array.
+struct ObjectOnly<D>(D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectOnly<D> {
+    type Error = D::Error;
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+/// What [`Tool::call_text`](crate::Tool::call_text) does by default: parses `text` into a
+/// `Value` and calls [`Tool::call`](crate::Tool::call); text that is not JSON is an argument
+/// error.
+pub fn call_parsed<'a, T: Tool + ?Sized>(
+    tool: &'a T,
+    text: &str,
+    cx: ToolContext,
+) -> ToolFuture<'a> {
+    match serde_json::from_str(text) {
+        Ok(arguments) => tool.call(arguments, cx),
+        Err(error) => ToolFuture::ready(Err(ArgumentError::new(render::invalid_json(
+            &error.to_string(),
+            MAX_DEPTH,
+        ))
+        .into())),
+    }
+}
+
+/// Whether the JSON text `text` nests arrays and objects more than `levels` deep. One pass
+/// over its bytes, without recursion; brackets inside strings do not count.
+fn nested_deeper_than(text: &str, levels: usize) -> bool {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        match byte {
+            b'"' => {
+                // to the closing quote, past escapes
+                i += 1;
+                while let Some(&byte) = bytes.get(i) {
+                    match byte {
+                        b'\\' => i += 2,
+                        b'"' => break,
+                        _ => i += 1,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > levels {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_of_raw_text() {
+        assert!(!nested_deeper_than("1", 0));
+        assert!(!nested_deeper_than(r#""[[[""#, 0));
+        assert!(!nested_deeper_than("[]", 1));
+        assert!(nested_deeper_than("[]", 0));
+        assert!(!nested_deeper_than(r#"[{"a":[1]},[2]]"#, 3));
+        assert!(nested_deeper_than(r#"[{"a":[1]},[2]]"#, 2));
+        // brackets and escaped quotes inside strings do not count
+        assert!(!nested_deeper_than(r#"{"[[\"{{":"\"]]\\"}"#, 1));
+        assert!(nested_deeper_than(r#"{"\\":[[]]}"#, 2));
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(nested_deeper_than(&deep, MAX_DEPTH));
+        assert!(!nested_deeper_than(&deep, 200));
+    }
+}

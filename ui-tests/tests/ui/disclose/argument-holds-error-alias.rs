@@ -1,0 +1,14 @@
+#[derive(Debug, thiserror::Error)]
+#[error("query failed on postgres://app:hunter2@db.internal/customers")]
+struct DbError;
+
+type DbFailure = DbError;
+
+#[derive(Debug, thiserror::Error, reticent::Disclose)]
+enum CustomerError {
+    #[error("bad customer reference: {0}")]
+    #[disclose(argument)]
+    BadRef(DbFailure),
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Search.
+#[reticent::tool]
+fn search(#[schemars(rename = "q")] text: String) -> String {
+    text
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Search.
+#[reticent::tool]
+fn search(#[serde(renam = "q")] text: String) -> String {
+    text
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Search.
+#[reticent::tool]
+fn search(#[serde(rename = "page")] text: String, page: u32) -> String {
+    format!("{text} {page}")
+}
+
+fn main() {}

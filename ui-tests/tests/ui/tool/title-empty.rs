@@ -1,0 +1,7 @@
+/// Search.
+#[reticent::tool(title = " ")]
+fn search(text: String) -> String {
+    text
+}
+
+fn main() {}
