@@ -1,4 +1,4 @@
-//! The Restate server and the `restate_desk` service, for the `restate_*` tests.
+//! The Restate server and the `restate_desk` service, for the `restate` tests.
 //!
 //! The server is the npm package `@restatedev/restate-server`, pinned in `tests/restate/`:
 //! found through `RETICENT_RESTATE_SERVER` (`.ci/run` sets it), else installed once per test
