@@ -192,15 +192,3 @@ pub async fn run_agent(
     let result = agent.run("go").await.expect("the run completes");
     (result, model)
 }
-
-/// What the model was shown for each tool call of a run, in order.
-pub fn shown(result: &reticent::AgentResult) -> Vec<&str> {
-    result
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            reticent::Message::Tool(r) => Some(r.content.as_str()),
-            _ => None,
-        })
-        .collect()
-}

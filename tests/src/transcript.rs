@@ -35,6 +35,14 @@ pub fn shown(messages: &[Message]) -> Vec<(&str, &str)> {
         .collect()
 }
 
+/// What the model was shown for each call of a transcript, in order: each tool result's text.
+pub fn shown_texts(messages: &[Message]) -> Vec<&str> {
+    tool_results(messages)
+        .into_iter()
+        .map(|r| r.content.as_str())
+        .collect()
+}
+
 /// What the model was shown for each call of a transcript, in order: each tool result's call
 /// id, text, and whether it is an error result.
 pub fn shown_with_errors(messages: &[Message]) -> Vec<(&str, &str, bool)> {

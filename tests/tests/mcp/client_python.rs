@@ -17,8 +17,9 @@ use reticent::{
 };
 use reticent_tests::mcp::python::{python, workspace};
 use reticent_tests::mcp::{
-    assert_model_never_saw, call_tool, find_tool, process_ended, run_agent, shown, wait_until_ended,
+    assert_model_never_saw, call_tool, find_tool, process_ended, run_agent, wait_until_ended,
 };
+use reticent_tests::transcript::shown_texts;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -118,7 +119,7 @@ async fn run_with_failing_tools(client: &McpClient) {
     let (result, model) = run_agent(responses, tools, |b| b.max_consecutive_failures(10)).await;
     assert_eq!(result.stop_reason, StopReason::Completed);
     assert_eq!(
-        shown(&result),
+        shown_texts(&result.messages),
         [
             // `add` returns an int: the SDK sends `{"result": 5}` as its structured content.
             r#"{"result":5}"#,
@@ -243,7 +244,7 @@ async fn include_error_message_shows_the_tool_error_bounded_and_taints_the_run()
         ModelResponse::text("done"),
     ];
     let (result, _) = run_agent(responses, client.tools().await.unwrap(), |b| b).await;
-    let shown = shown(&result);
+    let shown = shown_texts(&result.messages);
     assert_eq!(
         shown[0],
         "Tool 'query_db' failed with McpToolError: Error executing tool query_db: \
@@ -300,7 +301,7 @@ async fn arguments_are_checked_against_the_schema_before_the_call() {
     let (result, _) = run_agent(responses, tools.clone(), |b| b).await;
     // The path and the constraint, in full: the model's own mistake.
     assert_eq!(
-        shown(&result),
+        shown_texts(&result.messages),
         [
             "Invalid arguments for tool 'add': \"b\" is a required property; \
              argument `a`: \"two\" is not of type \"integer\"",
@@ -461,7 +462,7 @@ async fn remote_output_is_untrusted_unless_the_server_is_trusted() {
         "{:#?}",
         result.tool_failures
     );
-    assert_eq!(shown(&result)[1], "transferred 300");
+    assert_eq!(shown_texts(&result.messages)[1], "transferred 300");
 }
 
 #[tokio::test]
@@ -546,7 +547,7 @@ async fn a_server_that_dies_mid_call_fails_the_call_without_a_hang() {
             .await
             .expect("no hang");
     assert_eq!(
-        shown(&result),
+        shown_texts(&result.messages),
         [
             "Tool 'die' failed with McpDisconnected",
             "Tool 'add' failed with McpDisconnected"

@@ -12,9 +12,8 @@ use reticent::{
     CancellationToken, Disclose, EffectOutcome, ModelResponse, ToolCall, ToolContext,
     ToolFailureOptions,
 };
-use reticent_tests::mcp::{
-    Failures, assert_model_never_saw, call_tool, find_tool, run_agent, shown,
-};
+use reticent_tests::mcp::{Failures, assert_model_never_saw, call_tool, find_tool, run_agent};
+use reticent_tests::transcript::shown_texts;
 use serde_json::json;
 use tokio::net::TcpListener;
 
@@ -152,7 +151,7 @@ async fn a_reticent_server_over_http_follows_the_same_rules() {
     ];
     let (result, model) = run_agent(responses, tools, |b| b.max_consecutive_failures(10)).await;
     assert_eq!(
-        shown(&result),
+        shown_texts(&result.messages),
         [
             "5",
             "Tool 'billing_queue_invoice' failed with McpToolError",
@@ -212,7 +211,7 @@ async fn a_trusted_server_can_show_its_errors() {
     ];
     let (result, model) = run_agent(responses, client.tools().await.unwrap(), |b| b).await;
     assert_eq!(
-        shown(&result),
+        shown_texts(&result.messages),
         [
             "5",
             // What reticent's server sends: the argument error in full, the failure by kind.

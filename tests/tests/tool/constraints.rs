@@ -133,7 +133,7 @@ async fn shown(tools: Vec<Arc<dyn Tool>>, tool: &str, arguments: Value) -> Strin
     ]);
     let agent = Agent::builder(model).tools(tools).build().unwrap();
     let result = agent.run("go").await.unwrap();
-    reticent_tests::mcp::shown(&result)[0].to_owned()
+    reticent_tests::transcript::shown_texts(&result.messages)[0].to_owned()
 }
 
 #[tokio::test]
@@ -150,7 +150,7 @@ async fn a_value_outside_a_range_is_an_argument_error_naming_the_path() {
         .unwrap();
     let result = agent.run("Plan it.").await.unwrap();
     assert_eq!(
-        reticent_tests::mcp::shown(&result),
+        reticent_tests::transcript::shown_texts(&result.messages),
         [
             "Invalid arguments for tool 'plan_task': argument `task.effort`: 9 is greater than \
              the maximum of 5",
