@@ -67,7 +67,8 @@ struct Cancelled;
 #[reticent::tools]
 impl TestTools {
     /// Panics. The client gets an error result, never a missing reply.
-    #[tool]
+    // No output schema, as a tool that never returns one: the per-tool opt-out.
+    #[tool(output_schema = false)]
     fn panic_now(&self) -> Result<String, std::io::Error> {
         panic!("panic_now was called; this message stays on the server");
     }

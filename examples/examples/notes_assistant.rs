@@ -1,5 +1,5 @@
-//! A notes assistant: sync and async tools, `ToolContext`, the event stream printed as it
-//! happens, and the `execute_tool` tracing spans.
+//! A notes assistant: sync and async tools (one returning `anyhow::Result`), `ToolContext`,
+//! the event stream printed as it happens, and the `execute_tool` tracing spans.
 //!
 //! ```text
 //! cargo run --example notes_assistant
@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use anyhow::Context as _;
 use futures::StreamExt;
 use reticent::{Agent, AgentEvent, Model, ModelResponse, ScriptedModel, ToolCall, ToolContext};
 use serde::{Deserialize, Serialize};
@@ -115,6 +116,25 @@ impl Notes {
         Ok(std::fs::read_to_string(path)?)
     }
 
+    /// Count the words of one note.
+    ///
+    /// Written the `anyhow` way: `?` on any error, `.context(..)` for the caller. The model is
+    /// shown the argument error of a bad name in full (`ReadError::BadName`, found in the
+    /// chain), `NoteUnreadable` for a file that cannot be read, and never the context string,
+    /// which holds the note's path.
+    #[tool(read_only)]
+    fn count_words(
+        &self,
+        /// The note's file name, like "schema.md".
+        name: String,
+    ) -> anyhow::Result<usize> {
+        let path = self.path(&name)?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| reticent::Failure::new("NoteUnreadable", e))
+            .with_context(|| format!("counting the words of {}", path.display()))?;
+        Ok(text.split_whitespace().count())
+    }
+
     /// Search every note for a query, line by line.
     #[tool(read_only, timeout = "5s")]
     async fn search_notes(
@@ -184,11 +204,14 @@ pub fn script() -> Vec<ModelResponse> {
             ),
             ToolCall::new("call_3", "read_note", json!({"name": "postmortem.md"})),
         ]),
-        ModelResponse::tool_call("call_4", "read_note", json!({"name": "incidents.md"})),
+        ModelResponse::tool_calls(vec![
+            ToolCall::new("call_4", "read_note", json!({"name": "incidents.md"})),
+            ToolCall::new("call_5", "count_words", json!({"name": "../secrets.md"})),
+        ]),
         ModelResponse::text(
             "Your notes mention one timeout incident (2024-03-02, the payment gateway). The \
              lesson recorded: a timeout is not a failed charge — reconcile before retrying. \
-             There is no postmortem.md note.",
+             There is no postmortem.md note, and \"../secrets.md\" is not a note name.",
         ),
     ]
 }

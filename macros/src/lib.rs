@@ -101,6 +101,10 @@ mod tools;
 /// its type, not its spelling: aliases and renamed imports of `Result` are the same `Result`.
 /// Each rule is checked at compile time, with the error at your token (the traits it names are
 /// in `reticent::rules`). Sync functions are tools too.
+///
+/// A function that does not return a `Result` is a tool too: it cannot fail, so what it returns
+/// is always its output (`fn add(a: i64, b: i64) -> i64`), and one that returns nothing answers
+/// `null`. Panics are still caught, and a time limit still applies.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::tool(args.into(), input.into()).into()

@@ -7,54 +7,20 @@
 //! ```
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use futures::future::BoxFuture;
 use reticent::{
-    Agent, Message, Model, ModelError, ModelRequest, ModelResponse, Tool, ToolCall, ToolContext,
-    ToolResult,
+    Agent, Message, Model, ModelRequest, ModelResponse, Tool, ToolCall, ToolContext, ToolResult,
 };
 use serde_json::json;
 
 /// Round trips per run.
 const ROUND_TRIPS: usize = 50;
 
-/// Answers from a fixed script by position, without recording requests: the model costs
-/// next to nothing, so what is measured is the loop.
-struct FixedModel {
-    script: Vec<ModelResponse>,
-    next: AtomicUsize,
-}
-
-impl FixedModel {
-    fn new(round_trips: usize) -> Self {
-        let mut script: Vec<ModelResponse> = (0..round_trips)
-            .map(|i| ModelResponse::tool_call(format!("call_{i}"), "add", json!({"a": i, "b": 1})))
-            .collect();
-        script.push(ModelResponse::text("done"));
-        Self {
-            script,
-            next: AtomicUsize::new(0),
-        }
-    }
-
-    fn respond(&self) -> ModelResponse {
-        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.script.len();
-        self.script[i].clone()
-    }
-}
-
-impl Model for FixedModel {
-    fn complete<'a>(
-        &'a self,
-        _request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        let response = self.respond();
-        Box::pin(async move { Ok(response) })
-    }
-}
+#[path = "support/fixed_model.rs"]
+mod fixed_model;
+use fixed_model::FixedModel;
 
 /// Add two numbers.
 #[reticent::tool]

@@ -47,6 +47,11 @@ use super::progress::{LogLevel, Observer};
 ///     }
 ///     rows.len()
 /// }
+///
+/// let agent = reticent::Agent::builder(reticent::ScriptedModel::new(vec![]))
+///     .tool(Import)
+///     .build();
+/// # assert!(agent.is_ok());
 /// ```
 #[derive(Clone, Default)]
 pub struct ToolContext {

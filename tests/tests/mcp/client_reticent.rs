@@ -153,7 +153,8 @@ async fn a_reticent_server_over_http_follows_the_same_rules() {
     assert_eq!(
         shown_texts(&result.messages),
         [
-            "5",
+            // `add` has an output schema: its structured content, `{"result": 5}`, is shown.
+            r#"{"result":5}"#,
             "Tool 'billing_queue_invoice' failed with McpToolError",
             // Checked here against the server's schema: never sent.
             "Invalid arguments for tool 'billing_add': \"b\" is a required property; \
@@ -213,7 +214,8 @@ async fn a_trusted_server_can_show_its_errors() {
     assert_eq!(
         shown_texts(&result.messages),
         [
-            "5",
+            // `add` has an output schema: its structured content, `{"result": 5}`, is shown.
+            r#"{"result":5}"#,
             // What reticent's server sends: the argument error in full, the failure by kind.
             "Tool 'lookup_invoice' failed with McpToolError: Invalid arguments for tool \
              'lookup_invoice': no invoice X; invoice ids look like INV-7",

@@ -22,8 +22,9 @@ use reticent_tests::spans::capture_spans;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// Counts to `n`, reporting each step, and logs a line at each level.
-#[reticent::tool]
+/// Counts to `n`, reporting each step, and logs a line at each level. (No output schema:
+/// the opt-out.)
+#[reticent::tool(output_schema = false)]
 async fn count_to(n: u32, cx: &ToolContext) -> u32 {
     for i in 1..=n {
         cx.progress(f64::from(i), f64::from(n), format!("counted {i}").as_str());

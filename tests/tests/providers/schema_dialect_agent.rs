@@ -148,7 +148,7 @@ async fn the_standard_schema_and_the_decoder_both_refuse_that_null() {
     assert!(!accepts(&offered, &arguments));
     assert_eq!(
         shown,
-        "Invalid arguments for tool 'assign': argument `assignee`: invalid type: null, expected \
+        "Invalid arguments for tool 'assign': argument `assignee.teamTags`: invalid type: null, expected \
          a sequence"
     );
 }
@@ -198,7 +198,7 @@ async fn gemini_lets_the_model_leave_the_field_out_and_refuses_a_null_it_did_not
     let (shown, _) = run(SchemaDialect::Gemini, Arc::new(Assign), strict_arguments()).await;
     assert!(
         shown.starts_with(
-            "Invalid arguments for tool 'assign': argument `assignee`: invalid type: null"
+            "Invalid arguments for tool 'assign': argument `assignee.teamTags`: invalid type: null"
         ),
         "{shown}"
     );

@@ -257,7 +257,7 @@ async fn the_shape_is_left_to_the_tools_decoding() {
     // a wrong type alone: the decoder says what it expected
     assert_eq!(
         shown(tools.clone(), "plan_task", task(json!({"effort": "high"}))).await,
-        "Invalid arguments for tool 'plan_task': argument `task`: invalid type: string \"high\", \
+        "Invalid arguments for tool 'plan_task': argument `task.effort`: invalid type: string \"high\", \
          expected u8"
     );
     assert_eq!(
