@@ -9,7 +9,8 @@
 //!   thread's test;
 //! - a span whose parent belongs to a test belongs to the same test, on whatever thread it is
 //!   created (a task spawned with the parent span on a worker thread of a multi-thread runtime);
-//! - every other span is not recorded.
+//! - every other span is not recorded, nor made: the layer says it is not wanted, so a run
+//!   that no test captures sees its spans disabled, as under no subscriber at all.
 //!
 //! The owner is stored in the span's own extensions, so a field recorded later, or the span's
 //! close, reaches the right test from any thread, and two tests never see each other's spans.
@@ -19,8 +20,10 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, Once};
 
+use tracing::Metadata;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::Interest;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::{Layer, Registry};
@@ -173,6 +176,22 @@ impl<S> Layer<S> for CaptureLayer
 where
     S: tracing::Subscriber + for<'a> LookupSpan<'a>,
 {
+    fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+        // Whether a span is wanted depends on the test that makes it: asked each time.
+        Interest::sometimes()
+    }
+
+    fn enabled(&self, metadata: &Metadata<'_>, ctx: Context<'_, S>) -> bool {
+        // An event is kept by `on_event` when its span, or the thread, belongs to a test; a
+        // span is made only for a test, so that a run no test captures has no span at all, as
+        // under no subscriber. (The runtime gives an explicit parent only to events.)
+        metadata.is_event()
+            || CURRENT.with(|c| c.borrow().is_some())
+            || ctx
+                .lookup_current()
+                .is_some_and(|span| span.extensions().get::<Owner>().is_some())
+    }
+
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let Some(span) = ctx.span(id) else { return };
         let parent = span.parent().and_then(|parent| {
