@@ -13,6 +13,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -103,10 +104,13 @@ fn free_ports(n: usize) -> Vec<u16> {
         .collect()
 }
 
-/// A folder of its own for `name`, emptied.
+/// A folder of its own for `name`, emptied: one per call, as the tests of this binary run side
+/// by side, each with its own server.
 pub fn scratch(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("restate-{name}-{}", std::process::id()));
+        .join(format!("restate-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("the scratch folder can be created");
     dir
