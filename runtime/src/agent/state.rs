@@ -6,6 +6,10 @@
 //! error stays with the result it was reported on (and the `execute_tool` span), so a state
 //! written to a file or a database holds no withheld message. A failure restored from a state
 //! carries [`ErrorNotKept`] in place of its error.
+//!
+//! One file, longer than most: it is the saved format. What a state holds, its version, and how
+//! each call and failure record is written and read back change together (a change to any of
+//! them is a change to what is on disk), so they are kept where one reading finds them all.
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -74,6 +74,7 @@ impl ArgumentError {
     }
 
     /// What the model is shown of `self` (its message, hint and path), without its source.
+    #[cfg(any(feature = "anyhow", feature = "eyre"))]
     pub(crate) fn shown_copy(&self) -> Self {
         Self {
             message: self.message.clone(),

@@ -154,6 +154,7 @@ impl Failure {
 
     /// Says that the message the model may be shown is that of the `n`th error of the chain
     /// (0: the error itself).
+    #[cfg(any(feature = "anyhow", feature = "eyre"))]
     pub(crate) fn with_message_at(mut self, n: usize) -> Self {
         self.message_at = n;
         self

@@ -7,6 +7,10 @@
 //! arriving in fragments, then [`ModelEvent::Completed`] with the whole response. Every model
 //! streams: the provided [`Model::stream`] tells the response of `complete` as events, and
 //! the HTTP [providers](crate::providers) read the API's server-sent events as they arrive.
+//!
+//! Longer than most files: the model-facing types (`Model`, requests, responses, tool calls and
+//! results, usage, `ModelError`) are the contract every provider and custom model is written
+//! against, and are kept together so that it reads as one page.
 
 use std::error::Error as StdError;
 use std::fmt;

@@ -22,6 +22,9 @@
 //!   `message_stop`: `text_delta`s are text, `input_json_delta` fragments are the arguments of
 //!   the `tool_use` block they name, thinking blocks and `ping`s are skipped, and an `error`
 //!   event is an error.
+//!
+//! One file per wire format, longer than most: the request encoding, the response decoding and
+//! the streamed events of one API change together when the API does, and are read together.
 
 use std::fmt;
 

@@ -1,6 +1,10 @@
 //! What the HTTP providers share: the client and its TLS setup, the request timeout, retries
 //! with bounded exponential backoff that honor `retry-after`, and turning HTTP failures into
 //! [`ModelError`]s that name the status and the provider's message, and never the API key.
+//!
+//! One file, longer than most: a request's life (client, timeout, retries, `retry-after`,
+//! the error it ends in) is one loop, read in one place, with its tests of every bound beside
+//! it.
 
 use std::collections::hash_map::RandomState;
 use std::fmt;

@@ -29,6 +29,10 @@
 //! - [`Model::stream`] asks for `"stream": true` with `stream_options.include_usage`:
 //!   `content` and `refusal` deltas are text, `tool_calls` fragments are matched to their call
 //!   by `index`, the usage comes in the last chunk, and `data: [DONE]` ends the stream.
+//!
+//! One file per wire format, longer than most: the request encoding (with the strict schema
+//! dialect), the response decoding and the streamed chunks of one API change together when the
+//! API does, and are read together.
 
 use std::fmt;
 

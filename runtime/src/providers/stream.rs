@@ -13,6 +13,10 @@
 //! - a server that ignores `stream: true` and answers with one JSON body is read as
 //!   `complete` reads it, and its response told as events;
 //! - dropping the stream drops the response, which closes the connection.
+//!
+//! One file, longer than most: the assembly of a streamed answer (text, calls started and
+//! their argument fragments, usage, the bounds on all of them) is shared by both providers and
+//! reads as one state machine.
 
 use std::collections::VecDeque;
 

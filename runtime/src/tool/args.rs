@@ -3,6 +3,9 @@
 //! JSON Schema's view of `3.0` as an integer, the error the model is shown (naming the
 //! argument, and the path into it where there is one), and cutting arguments nested too deep
 //! before anything recurses into them.
+//!
+//! Longer than most files: decoding the arguments and naming what is wrong with them are one
+//! job (the error needs what the decoder saw), and its unit tests cover each refusal beside it.
 
 use std::fmt;
 use std::marker::PhantomData;

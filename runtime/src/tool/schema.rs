@@ -253,6 +253,16 @@ pub trait NoArgumentsSchema {
 
 impl<T> NoArgumentsSchema for ArgumentsOf<T> {
     fn arguments_schema(&self) -> Value {
-        const { panic!("a `#[tool]`'s arguments struct does not implement `JsonSchema`") }
+        // Evaluated only where this is used for a concrete `T`: a constant that does not
+        // depend on `T` would fail every build of this crate.
+        let () = NotJsonSchema::<T>::REFUSED;
+        unreachable!()
     }
+}
+
+/// A constant whose evaluation fails, for each `T` it is evaluated for.
+struct NotJsonSchema<T>(PhantomData<T>);
+
+impl<T> NotJsonSchema<T> {
+    const REFUSED: () = panic!("a `#[tool]`'s arguments struct does not implement `JsonSchema`");
 }
