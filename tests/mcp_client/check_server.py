@@ -10,7 +10,7 @@ tool, a timeout, an unknown tool, a cancelled call, structured output (validated
 against the output schema), progress through the SDK's progress callback and log lines through
 its logging callback. Prints one line per check and exits non-zero if any failed.
 
-Run by `tests/tests/mcp_python_client.rs`; needs the virtual environment `.ci/run` creates.
+Run by `tests/tests/mcp/python_client.rs`; needs the virtual environment `.ci/run` creates.
 """
 
 from __future__ import annotations

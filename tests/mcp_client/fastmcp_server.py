@@ -12,7 +12,7 @@ this process, and prints `URL http://127.0.0.1:PORT/mcp` as its first line on st
 `--linger` makes the process outlive its stdin: once the stdio server returns, it ignores
 SIGTERM and sleeps, as a server that does not exit when its client goes away.
 
-Run by `tests/tests/mcp_client_python.rs`; needs the virtual environment `.ci/run` creates.
+Run by `tests/tests/mcp/client_python.rs`; needs the virtual environment `.ci/run` creates.
 """
 
 from __future__ import annotations

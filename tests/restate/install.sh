@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Restate server that the restate_* tests run — the npm package pinned in
+# Installs the Restate server that the restate tests (tests/tests/restate/) run — the npm package pinned in
 # package.json and package-lock.json next to this script — into target/restate-server of the
 # workspace (or the folder given as the first argument), and prints the server binary's path.
 #

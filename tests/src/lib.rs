@@ -1,7 +1,35 @@
-//! Integration tests live in `tests/`. What the tests share with the test programs in
-//! `src/bin/` lives here.
+//! The support code of reticent's integration tests: what the test binaries under `tests/`
+//! share, and what they share with the test programs in `src/bin/`. Each module serves one
+//! concern:
+//!
+//! - [`transcript`]: reading the messages of a run and the requests a model received;
+//! - [`spans`]: recording the `tracing` spans a test makes, and the events in them, kept apart
+//!   from every other test in the same process;
+//! - [`mcp`]: an rmcp client connected to a server in memory, a failure hook that collects, the
+//!   MCP Python SDK's virtual environment and the `mcp_server` example's binary;
+//! - [`provider`]: a scripted HTTP/1.1 server on loopback for the providers, the fixtures, and
+//!   the streaming scenarios every provider must pass;
+//! - [`leak`]: the failing tools, strategies and checks of the leak property and the canary
+//!   tests;
+//! - [`shop`]: the tools of the approval, resume and step-executor tests, which count what they
+//!   did;
+//! - [`restate_desk`]: what the `restate_desk` service and the `restate` tests agree on.
+#![warn(
+    missing_docs,
+    missing_debug_implementations,
+    unreachable_pub,
+    rust_2018_idioms
+)]
+#![forbid(unsafe_code)]
 
-/// What the `restate_desk` service and the `restate_*` tests that drive it agree on.
+pub mod leak;
+pub mod mcp;
+pub mod provider;
+pub mod shop;
+pub mod spans;
+pub mod transcript;
+
+/// What the `restate_desk` service and the `restate` tests that drive it agree on.
 pub mod restate_desk {
     /// The workflow's name.
     pub const WORKFLOW: &str = "Desk";

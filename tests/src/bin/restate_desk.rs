@@ -1,4 +1,4 @@
-//! The Restate service the `restate_*` tests start, kill and start again: a refund desk whose
+//! The Restate service the `restate` tests start, kill and start again: a refund desk whose
 //! agent runs as the durable workflow `Desk`, on a scripted model. Every model call and every
 //! tool call it makes is appended to a file in the state folder, outside the process, so that a
 //! test counts what happened across restarts.

@@ -1,0 +1,16 @@
+//! `reticent::mcp`: the server driven by rmcp's own client in memory, the streamable HTTP
+//! service called as a tower service, and the `mcp_server` example driven by the official MCP
+//! Python SDK (`RETICENT_MCP_PYTHON`, or `target/mcp-venv` created on first use;
+//! `RETICENT_SKIP_PYTHON=1` skips those tests, loudly).
+//!
+//! One test binary, a module per concern. The support code is the `reticent_tests` library.
+#![forbid(unsafe_code)]
+
+mod client_python;
+mod client_reticent;
+mod client_tools;
+mod http;
+mod progress;
+mod python_client;
+mod server;
+mod shutdown;

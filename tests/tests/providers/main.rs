@@ -1,0 +1,15 @@
+//! The HTTP providers against a scripted server on loopback: OpenAI Chat Completions and
+//! Anthropic Messages, choosing a provider from a `PROVIDER:MODEL` spec, and the schema
+//! dialects.
+//!
+//! One test binary, a module per concern. The support code is the `reticent_tests` library.
+#![forbid(unsafe_code)]
+
+mod anthropic;
+mod anthropic_stream;
+mod env;
+mod openai;
+mod openai_stream;
+mod schema_dialect;
+mod schema_dialect_agent;
+mod schema_dialect_property;
