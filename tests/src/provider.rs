@@ -32,6 +32,19 @@ pub fn openai(server: &TestServer) -> OpenAi {
         .timeout(Duration::from_secs(10))
 }
 
+/// An OpenAI Chat Completions response body with one tool call, `arguments` as the text the
+/// model wrote.
+pub fn openai_tool_call(id: &str, name: &str, arguments: &str) -> String {
+    serde_json::json!({
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": id, "type": "function",
+                            "function": {"name": name, "arguments": arguments}}]
+        }}]
+    })
+    .to_string()
+}
+
 /// `Anthropic` at `server`, retrying quickly.
 pub fn anthropic(server: &TestServer) -> Anthropic {
     Anthropic::new(ANTHROPIC_KEY, "claude-sonnet-4-5")

@@ -5,9 +5,8 @@
 use std::time::Duration;
 
 use reticent::providers::anthropic::Anthropic;
-use reticent::providers::openai::OpenAi;
 use reticent::{Agent, AgentResult, Model};
-use reticent_tests::provider::{Reply, TestServer, fixture};
+use reticent_tests::provider::{Reply, TestServer, fixture, openai, openai_tool_call};
 use serde_json::json;
 
 const CANARY: &str = "CANARY-b41d7e";
@@ -57,21 +56,13 @@ fn check(result: &AgentResult, server: &TestServer) {
 
 #[tokio::test]
 async fn openai_requests_never_carry_the_canary() {
-    let call = json!({
-        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-            "role": "assistant", "content": null,
-            "tool_calls": [{"id": "call_1", "type": "function",
-                            "function": {"name": "charge_card", "arguments": "{\"amount_cents\": 4200}"}}]
-        }}]
-    });
+    let call = openai_tool_call("call_1", "charge_card", r#"{"amount_cents": 4200}"#);
     let server = TestServer::start(vec![
-        Reply::json(call.to_string()),
+        Reply::json(call),
         Reply::json(fixture("openai/response_text.json")),
     ])
     .await;
-    let model = OpenAi::new("sk-test", "gpt-4o-mini")
-        .base_url(format!("{}/v1", server.url))
-        .timeout(Duration::from_secs(10));
+    let model = openai(&server);
     let result = run(model).await;
     check(&result, &server);
 }

@@ -9,8 +9,8 @@ use reticent::{
     Agent, AgentError, Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolResult, Usage,
 };
 use reticent_tests::provider::{
-    OPENAI_KEY as KEY, Reply, TestServer, fixture, fixture_json, openai as model, order_tools,
-    retry_after,
+    OPENAI_KEY as KEY, Reply, TestServer, fixture, fixture_json, openai as model, openai_tool_call,
+    order_tools, retry_after,
 };
 use serde_json::json;
 
@@ -124,14 +124,8 @@ async fn reads_tool_calls_with_their_arguments_parsed() {
 
 #[tokio::test]
 async fn unparseable_arguments_arrive_as_the_raw_text() {
-    let body = json!({
-        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-            "role": "assistant", "content": null,
-            "tool_calls": [{"id": "call_1", "type": "function",
-                            "function": {"name": "add", "arguments": "{\"a\": 2, \"b\":"}}]
-        }}]
-    });
-    let server = TestServer::start(vec![Reply::json(body.to_string())]).await;
+    let body = openai_tool_call("call_1", "add", r#"{"a": 2, "b":"#);
+    let server = TestServer::start(vec![Reply::json(body)]).await;
     let response = model(&server).complete(&request()).await.unwrap();
     assert_eq!(
         response.tool_calls,

@@ -13,13 +13,12 @@ use std::time::Duration;
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::CallToolRequestParams;
 use reticent::providers::anthropic::Anthropic;
-use reticent::providers::openai::OpenAi;
 use reticent::{
     Agent, AgentResult, Model, ModelResponse, OutputError, ScriptedModel, Tool, ToolContext,
     ToolError, ToolFailure, Toolbox,
 };
 use reticent_tests::mcp::{Failures, connect, text};
-use reticent_tests::provider::{Reply, TestServer, fixture};
+use reticent_tests::provider::{Reply, TestServer, fixture, openai, openai_tool_call};
 use serde::Serialize;
 use serde_json::json;
 
@@ -322,21 +321,13 @@ fn check_provider(result: &AgentResult, server: &TestServer) {
 
 #[tokio::test]
 async fn openai_request_bodies_never_carry_the_error() {
-    let call = json!({
-        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-            "role": "assistant", "content": null,
-            "tool_calls": [{"id": "call_1", "type": "function",
-                            "function": {"name": "aliased", "arguments": "{}"}}]
-        }}]
-    });
+    let call = openai_tool_call("call_1", "aliased", "{}");
     let server = TestServer::start(vec![
-        Reply::json(call.to_string()),
+        Reply::json(call),
         Reply::json(fixture("openai/response_text.json")),
     ])
     .await;
-    let model = OpenAi::new("sk-test", "gpt-4o-mini")
-        .base_url(format!("{}/v1", server.url))
-        .timeout(Duration::from_secs(10));
+    let model = openai(&server);
     check_provider(&run_provider(model).await, &server);
 }
 
