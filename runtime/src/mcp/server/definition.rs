@@ -37,8 +37,9 @@ pub(super) fn output_is_object(tool: &dyn Tool) -> bool {
 /// What the `structuredContent` of `tool`'s results is; `None` when it has no output schema
 /// (its results are text only).
 pub(super) fn output(tool: &dyn Tool) -> Option<Output> {
-    let schema = tool.definition().output_schema.as_ref()?;
-    Some(if schema.get(WRAP_RESULT) == Some(&Value::Bool(true)) {
+    let definition = tool.definition();
+    definition.output_schema.as_ref()?;
+    Some(if definition.wraps_output() {
         Output::Wrapped
     } else {
         Output::Object
