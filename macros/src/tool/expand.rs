@@ -185,7 +185,8 @@ pub(crate) fn tool_impl(
             }
         }
     });
-    let finish = finish(tool, callee);
+    let finish_as_text = finish(tool, callee, &quote!(::reticent::__private::AsText));
+    let finish = finish(tool, callee, &quote!(::reticent::__private::AsValue));
     let finish_fn = finish_fn(tool, self_ty);
     // The parameters, as variables named as they are (what `finish` calls the function with).
     let idents = tool.args().map(|arg| arg.ident);
@@ -196,15 +197,17 @@ pub(crate) fn tool_impl(
         #[allow(unused_imports)]
         use ::reticent::__private::{CannotDecodeArguments as _, DecodeArguments as _};
     };
-    let call = run(quote! {
+    let decode_value = quote! {
         #decoders
         let __arguments = match (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decode_value(__args) {
             ::core::result::Result::Ok(arguments) => arguments,
             ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
         };
         #unpack
-        #finish
-    });
+    };
+    let call = run(quote!(#decode_value #finish));
+    // The same call, the output written straight to text.
+    let call_text_output = run(quote!(#decode_value #finish_as_text));
     // From text, the arguments are decoded before the future is made (in one pass, building no
     // `Value`); text that does not decode that way takes the `call` path, which says what is
     // wrong. What is left runs as `call` runs it.
@@ -286,6 +289,14 @@ pub(crate) fn tool_impl(
                 #decode_text
                 #call_text
             }
+
+            fn call_text_output(
+                &self,
+                __args: ::reticent::__private::serde_json::Value,
+                __cx: ::reticent::ToolContext,
+            ) -> ::reticent::ToolFuture<'_, ::std::string::String> {
+                #call_text_output
+            }
         }
     }
 }
@@ -315,9 +326,10 @@ fn output_schema(tool: &ToolFn<'_>) -> TokenStream {
     }
 }
 
-/// The end of `call` and `call_text`: call `callee` with the decoded arguments and classify
-/// the result.
-fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
+/// The end of `call`, `call_text` and `call_text_output`: call `callee` with the decoded
+/// arguments, classify the result and encode the output as `encoding` (a type implementing
+/// `reticent::__private::Encoding`) says.
+fn finish(tool: &ToolFn<'_>, callee: &TokenStream, encoding: &TokenStream) -> TokenStream {
     // A receiver is the callee's (`self.0.method`); a pattern is a mistake, never expanded.
     let call_args = tool.params.iter().filter_map(|param| match param {
         Param::Arg(arg) => {
@@ -334,17 +346,18 @@ fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
     match &tool.output {
         Output::Unit => quote! {
             #call;
-            ::core::result::Result::Ok(::reticent::__private::serde_json::Value::Null)
+            ::core::result::Result::Ok(<#encoding as ::reticent::__private::Encoding>::unit())
         },
         Output::Returned { .. } => quote! {
             let __returned = #call;
-            Self::__reticent_finish(__returned)
+            Self::__reticent_finish::<#encoding>(__returned)
         },
     }
 }
 
-/// The associated function of the tool's struct that `call` and `call_text` end in: it takes
-/// what the tool returned apart. Emitted once per tool, so that a return type that breaks a
+/// The associated function of the tool's struct that `call`, `call_text` and
+/// `call_text_output` end in: it takes what the tool returned apart, and encodes the output as
+/// its type parameter says. Emitted once per tool, so that a return type that breaks a
 /// rule is reported once.
 fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
     let Output::Returned {
@@ -369,7 +382,7 @@ fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
         quote!(#amp #value)
     };
     let encode = quote_spanned! {*ok_first=>
-        (&&&::reticent::__private::OutputProbe::new(&__output)).reticent_output().encode(#output)
+        (&&&::reticent::__private::OutputProbe::new(&__output)).reticent_output().encode::<__E>(#output)
     };
     let boxed = {
         let mut args = Group::new(Delimiter::Parenthesis, quote!(__error));
@@ -385,9 +398,9 @@ fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
         impl #self_ty {
             #[doc(hidden)]
             #[inline]
-            fn __reticent_finish(
+            fn __reticent_finish<__E: ::reticent::__private::Encoding>(
                 __returned: #ty,
-            ) -> ::core::result::Result<::reticent::__private::serde_json::Value, ::reticent::ToolError> {
+            ) -> ::core::result::Result<__E::Output, ::reticent::ToolError> {
                 #[allow(unused_imports)]
                 use ::reticent::__private::{
                     ClassifiedKind as _, DiscloseKind as _, ErrorKind as _, ErrorOutput as _,

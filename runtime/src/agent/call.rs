@@ -14,8 +14,8 @@ use crate::LogLevel;
 use crate::model::ToolCall;
 use crate::render;
 use crate::tool::{
-    CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolFailure, UnknownTool, drive,
-    execute_span, invoke, kinds, record_failure,
+    AsValue, CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolFailure, UnknownTool,
+    drive, execute_span, invoke, kinds, record_failure,
 };
 
 /// How one call ended.
@@ -104,7 +104,7 @@ pub(super) async fn execute(
                 cancellable,
                 observer,
             };
-            let run = invoke(invocation, token).instrument(span.clone());
+            let run = invoke::<AsValue>(invocation, token).instrument(span.clone());
             match events {
                 Some(events) => {
                     drive(run, updates.flatten(), &mut ToolEvents { events, call }).await

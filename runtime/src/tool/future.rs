@@ -11,10 +11,7 @@ use serde_json::Value;
 
 use crate::error::ToolError;
 
-/// What a tool call produces: its output as JSON, or why it failed.
-type ToolResult = Result<Value, ToolError>;
-
-/// The future of one tool call.
+/// The future of one tool call: its output (as JSON unless said otherwise), or why it failed.
 ///
 /// A sync `#[tool]` runs its body when it is called and returns a ready future, with nothing
 /// allocated; an async one returns its future boxed. Either way it is awaited the same:
@@ -34,24 +31,27 @@ type ToolResult = Result<Value, ToolError>;
 /// ```
 ///
 /// A `BoxFuture` converts into one with `.into()`, for tools written by hand.
+///
+/// The output is the tool's output as JSON, `T = Value`, except for
+/// [`Tool::call_text_output`](super::Tool::call_text_output), which has it as text.
 #[must_use = "a tool future does nothing unless awaited"]
-pub struct ToolFuture<'a>(Repr<'a>);
+pub struct ToolFuture<'a, T = Value>(Repr<'a, T>);
 
-enum Repr<'a> {
-    Ready(Option<ToolResult>),
-    Boxed(BoxFuture<'a, ToolResult>),
+enum Repr<'a, T> {
+    Ready(Option<Result<T, ToolError>>),
+    Boxed(BoxFuture<'a, Result<T, ToolError>>),
 }
 
-impl<'a> ToolFuture<'a> {
+impl<'a, T> ToolFuture<'a, T> {
     /// A future that is ready with `result`.
     #[inline]
-    pub fn ready(result: ToolResult) -> Self {
+    pub fn ready(result: Result<T, ToolError>) -> Self {
         Self(Repr::Ready(Some(result)))
     }
 
     /// A future that runs `future`, boxed.
     #[inline]
-    pub fn new(future: impl Future<Output = ToolResult> + Send + 'a) -> Self {
+    pub fn new(future: impl Future<Output = Result<T, ToolError>> + Send + 'a) -> Self {
         Self(Repr::Boxed(Box::pin(future)))
     }
 
@@ -59,20 +59,35 @@ impl<'a> ToolFuture<'a> {
     pub fn is_ready(&self) -> bool {
         matches!(self.0, Repr::Ready(Some(_)))
     }
+
+    /// The same call, its output passed through `f`: still ready, with nothing allocated,
+    /// when this one is; boxed again otherwise.
+    pub(crate) fn map_output<U: Send + 'a>(self, f: fn(T) -> U) -> ToolFuture<'a, U>
+    where
+        T: Send + 'a,
+    {
+        match self.0 {
+            Repr::Ready(result) => ToolFuture(Repr::Ready(result.map(|result| result.map(f)))),
+            Repr::Boxed(future) => ToolFuture::new(async move { future.await.map(f) }),
+        }
+    }
 }
 
-impl<'a> From<BoxFuture<'a, ToolResult>> for ToolFuture<'a> {
+impl<'a, T> From<BoxFuture<'a, Result<T, ToolError>>> for ToolFuture<'a, T> {
     #[inline]
-    fn from(future: BoxFuture<'a, ToolResult>) -> Self {
+    fn from(future: BoxFuture<'a, Result<T, ToolError>>) -> Self {
         Self(Repr::Boxed(future))
     }
 }
 
-impl Future for ToolFuture<'_> {
-    type Output = ToolResult;
+// The output is only ever moved out whole, never pinned.
+impl<T> Unpin for ToolFuture<'_, T> {}
+
+impl<T> Future for ToolFuture<'_, T> {
+    type Output = Result<T, ToolError>;
 
     #[inline]
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T, ToolError>> {
         match &mut self.get_mut().0 {
             Repr::Ready(result) => Poll::Ready(
                 result
@@ -84,7 +99,7 @@ impl Future for ToolFuture<'_> {
     }
 }
 
-impl fmt::Debug for ToolFuture<'_> {
+impl<T> fmt::Debug for ToolFuture<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Repr::Ready(Some(_)) => f.write_str("ToolFuture::Ready"),

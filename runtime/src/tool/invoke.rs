@@ -18,7 +18,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, kinds};
-use super::{Observer, OutputError, Tool, ToolContext};
+use super::output::{AsText, AsValue, Encoding};
+use super::{Observer, OutputError, Tool, ToolContext, ToolFuture, text};
 use crate::error::ToolError;
 use crate::render;
 
@@ -31,6 +32,47 @@ pub(crate) enum CallArguments<'a> {
     Owned(Value),
     /// JSON text, decoded by the tool straight from the text.
     Text(&'a str),
+}
+
+/// What a call's output is made into, and the tool's method that makes it: [`AsValue`] (the
+/// agent loop, and an MCP tool with an output schema) or [`AsText`] (an MCP tool without one).
+pub(crate) trait Form: Encoding {
+    /// Calls `tool` with arguments as a value.
+    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, Self::Output>;
+
+    /// Calls `tool` with arguments as JSON text.
+    fn call_text<'a>(
+        tool: &'a dyn Tool,
+        text: &str,
+        cx: ToolContext,
+    ) -> ToolFuture<'a, Self::Output>;
+}
+
+impl Form for AsValue {
+    #[inline]
+    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, Value> {
+        tool.call(args, cx)
+    }
+
+    #[inline]
+    fn call_text<'a>(tool: &'a dyn Tool, text: &str, cx: ToolContext) -> ToolFuture<'a, Value> {
+        tool.call_text(text, cx)
+    }
+}
+
+impl Form for AsText {
+    #[inline]
+    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, String> {
+        tool.call_text_output(args, cx)
+    }
+
+    /// Rare (an MCP client that sends the arguments as a JSON string): parsed, then called.
+    fn call_text<'a>(tool: &'a dyn Tool, text: &str, cx: ToolContext) -> ToolFuture<'a, String> {
+        match text::parse(text) {
+            Ok(args) => tool.call_text_output(args, cx),
+            Err(error) => ToolFuture::ready(Err(error)),
+        }
+    }
 }
 
 /// One call to run.
@@ -57,10 +99,12 @@ pub(crate) struct Invocation<'a> {
 /// Runs `invocation`, whose tool's token is a child of `parent`. Never panics; never returns
 /// early because `parent` was cancelled (the caller selects on it, and may drop this future at
 /// any point: the tool's future is then dropped, a panic in its `Drop` contained).
-pub(crate) async fn invoke(
+///
+/// The output is made as `F` says: `invoke::<AsValue>` for a `Value`.
+pub(crate) async fn invoke<F: Form>(
     invocation: Invocation<'_>,
     parent: &CancellationToken,
-) -> Result<Value, ToolFailure> {
+) -> Result<F::Output, ToolFailure> {
     let Invocation {
         tool,
         name,
@@ -79,7 +123,7 @@ pub(crate) async fn invoke(
     // The runtime's clock, the one the timeout runs on: a call stopped at its limit reports
     // the limit as its elapsed time, also when the clock is paused in tests.
     let start = Instant::now();
-    let (record, outcome) = run(tool, arguments, cx.clone(), limit, cancellable).await;
+    let (record, outcome) = run::<F>(tool, arguments, cx.clone(), limit, cancellable).await;
     let failure = |failure: ToolFailure| {
         let mut failure = failure;
         failure.arguments = record.into_value();
@@ -125,8 +169,8 @@ pub(crate) async fn invoke(
 }
 
 /// How running the tool ended.
-enum Ran {
-    Returned(Result<Value, ToolError>),
+enum Ran<T> {
+    Returned(Result<T, ToolError>),
     Panicked(Box<dyn Any + Send>),
     TimedOut(Duration),
     /// Timed out, and panicked as it was stopped (in its future's `Drop`).
@@ -153,31 +197,31 @@ impl Record<'_> {
     }
 }
 
-async fn run<'a>(
+async fn run<'a, F: Form>(
     tool: &Arc<dyn Tool>,
     arguments: CallArguments<'a>,
     cx: ToolContext,
     limit: Option<Duration>,
     cancellable: bool,
-) -> (Record<'a>, Ran) {
+) -> (Record<'a>, Ran<F::Output>) {
     let blocking = tool.is_blocking()
         && (limit.is_some() || cancellable)
         && tokio::runtime::Handle::try_current().is_ok();
     if blocking {
-        return run_blocking(tool, arguments, cx, limit).await;
+        return run_blocking::<F>(tool, arguments, cx, limit).await;
     }
     let (record, started) = match arguments {
         CallArguments::Borrowed(value) => (
             Record::Value(value),
-            catch_unwind(AssertUnwindSafe(|| tool.call(value.clone(), cx))),
+            catch_unwind(AssertUnwindSafe(|| F::call(&**tool, value.clone(), cx))),
         ),
         CallArguments::Owned(value) => (
             Record::Nothing,
-            catch_unwind(AssertUnwindSafe(|| tool.call(value, cx))),
+            catch_unwind(AssertUnwindSafe(|| F::call(&**tool, value, cx))),
         ),
         CallArguments::Text(text) => (
             Record::Text(text),
-            catch_unwind(AssertUnwindSafe(|| tool.call_text(text, cx))),
+            catch_unwind(AssertUnwindSafe(|| F::call_text(&**tool, text, cx))),
         ),
     };
     let future = match started {
@@ -205,12 +249,12 @@ async fn run<'a>(
 
 /// Runs a sync tool on the blocking pool: at its limit, or when the caller stops waiting, the
 /// call is abandoned and its thread finishes on its own.
-async fn run_blocking<'a>(
+async fn run_blocking<'a, F: Form>(
     tool: &Arc<dyn Tool>,
     arguments: CallArguments<'a>,
     cx: ToolContext,
     limit: Option<Duration>,
-) -> (Record<'a>, Ran) {
+) -> (Record<'a>, Ran<F::Output>) {
     enum Owned {
         Value(Value),
         Text(String),
@@ -224,8 +268,8 @@ async fn run_blocking<'a>(
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
     // would run any other future to its end on this thread).
     let task = tokio::task::spawn_blocking(move || match owned {
-        Owned::Value(value) => futures::executor::block_on(tool.call(value, cx)),
-        Owned::Text(text) => futures::executor::block_on(tool.call_text(&text, cx)),
+        Owned::Value(value) => futures::executor::block_on(F::call(&*tool, value, cx)),
+        Owned::Text(text) => futures::executor::block_on(F::call_text(&*tool, &text, cx)),
     });
     let joined = match limit {
         Some(limit) => match tokio::time::timeout(limit, task).await {

@@ -11,7 +11,7 @@
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
 //! | `text.rs` | decoding them straight from JSON text |
-//! | `output.rs` | splitting what a tool returned by its type, and encoding its output |
+//! | `output.rs` | splitting what a tool returned by its type, and encoding its output as JSON or text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `classify.rs` | classifying a tool's error by its type, at compile time |
 //! | `report.rs` | classifying an `anyhow::Error`/`eyre::Report` by its chain (features `anyhow`, `eyre`) |
@@ -55,7 +55,14 @@ pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
+#[cfg(feature = "mcp")]
+pub(crate) use invoke::Form;
 pub(crate) use invoke::{CallArguments, Invocation, drop_contained, invoke};
+#[cfg(feature = "mcp")]
+pub(crate) use output::AsText;
+pub(crate) use output::AsValue;
+#[cfg(feature = "mcp")]
+pub(crate) use progress::Updates;
 pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
@@ -87,9 +94,9 @@ pub(crate) mod generated {
         ToolErrorType,
     };
     pub use super::output::{
-        ErrorOutput, ErrorOutputTag, NestedResultOutput, NestedResultTag, OutputIsNotAResult,
-        OutputIsNotAnError, OutputProbe, PlainOutput, PlainOutputTag, ResultReturn, ResultTag,
-        Returned, ToolOutput, ValueReturn, ValueTag,
+        AsText, AsValue, Encoding, ErrorOutput, ErrorOutputTag, NestedResultOutput,
+        NestedResultTag, OutputIsNotAResult, OutputIsNotAnError, OutputProbe, PlainOutput,
+        PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn, ValueTag,
     };
     #[cfg(any(feature = "anyhow", feature = "eyre"))]
     pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose};
@@ -139,6 +146,16 @@ pub trait Tool: Send + Sync + 'static {
     /// that do not decode that way take the `call` path, so the errors are the same.
     fn call_text(&self, text: &str, cx: ToolContext) -> ToolFuture<'_> {
         text::call_parsed(self, text, cx)
+    }
+
+    /// Runs the tool with the model's arguments, its output as text: a string as it is, any
+    /// other output as compact JSON — what an MCP server sends as a result's text content.
+    ///
+    /// The same as [`call`](Self::call) with the output then written as text — the same
+    /// result, the same errors — which is what this provided method does. `#[tool]` overrides
+    /// it to write the output straight to text, without building a `serde_json::Value`.
+    fn call_text_output(&self, args: serde_json::Value, cx: ToolContext) -> ToolFuture<'_, String> {
+        self.call(args, cx).map_output(output::text)
     }
 
     /// The tool's own time limit (`#[tool(timeout = "5s")]`), if it has one.

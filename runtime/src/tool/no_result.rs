@@ -39,6 +39,22 @@ pub(super) fn to_value<T: Serialize + ?Sized>(
     result.map_err(Some)
 }
 
+/// Writes `value` as compact JSON text, as `serde_json::to_string` does, refusing every
+/// `Result` in it; the errors are [`to_value`]'s.
+pub(super) fn to_text<T: Serialize + ?Sized>(
+    value: &T,
+) -> Result<String, Option<serde_json::Error>> {
+    let refused = Cell::new(false);
+    let result = serde_json::to_string(&Guarded {
+        value,
+        refused: &refused,
+    });
+    if refused.get() {
+        return Err(None);
+    }
+    result.map_err(Some)
+}
+
 /// The message of the error a refused `Result` makes `serde_json` return; never seen, as
 /// [`to_value`] reports the refusal itself.
 const REFUSED: &str = "a `Result` cannot be part of a tool's output";
@@ -388,7 +404,7 @@ mod tests {
     use serde::Serialize;
     use serde_json::json;
 
-    use super::to_value;
+    use super::{to_text, to_value};
 
     #[derive(Serialize)]
     struct Dsn {
@@ -425,6 +441,10 @@ mod tests {
         );
         let e = to_value(&f64::NAN).unwrap();
         assert_eq!(e, serde_json::to_value(f64::NAN).unwrap());
+        // as text, the same JSON
+        assert_eq!(to_text(&map).unwrap(), r#"{"a":[1,null]}"#);
+        assert_eq!(to_text(&(1, "x", 'c')).unwrap(), r#"[1,"x","c"]"#);
+        assert_eq!(to_text(&f64::NAN).unwrap(), "null");
     }
 
     #[test]
@@ -451,6 +471,8 @@ mod tests {
         let map = BTreeMap::from([((1, 2), 3)]);
         let error = to_value(&map).unwrap_err().expect("a serde error");
         assert!(error.to_string().contains("key must be a string"));
+        let error = to_text(&map).unwrap_err().expect("a serde error");
+        assert!(error.to_string().contains("key must be a string"));
     }
 
     /// Serializing through the guard, for values of different types in one array.
@@ -461,7 +483,13 @@ mod tests {
 
         impl<T: serde::Serialize> Check for T {
             fn refused(&self) -> bool {
-                matches!(super::to_value(self), Err(None))
+                let as_value = matches!(super::to_value(self), Err(None));
+                let as_text = matches!(super::to_text(self), Err(None));
+                assert_eq!(
+                    as_value, as_text,
+                    "refused as a value but not as text, or the reverse"
+                );
+                as_value
             }
         }
     }

@@ -130,11 +130,11 @@ impl<T> PlainOutput for OutputProbe<T> {}
 #[derive(Debug)]
 pub struct PlainOutputTag;
 impl PlainOutputTag {
-    /// The output as JSON. Taken as a `&dyn ToolOutput`, so that an output that is not
-    /// `Serialize` fails where the tool's return type is written.
+    /// The output encoded as `E` says. Taken as a `&dyn ToolOutput`, so that an output that is
+    /// not `Serialize` fails where the tool's return type is written.
     #[inline]
-    pub fn encode(self, output: &dyn ToolOutput) -> Result<Value, ToolError> {
-        output.encode()
+    pub fn encode<E: Encoding>(self, output: &dyn ToolOutput) -> Result<E::Output, ToolError> {
+        E::encode(output)
     }
 }
 
@@ -144,7 +144,7 @@ pub struct NestedResultTag;
 impl NestedResultTag {
     /// Never called: no type implements [`OutputIsNotAResult`], so the call does not compile.
     #[inline]
-    pub fn encode(self, _: &dyn OutputIsNotAResult) -> Result<Value, ToolError> {
+    pub fn encode<E: Encoding>(self, _: &dyn OutputIsNotAResult) -> Result<E::Output, ToolError> {
         unreachable!("no type implements OutputIsNotAResult")
     }
 }
@@ -155,7 +155,7 @@ pub struct ErrorOutputTag;
 impl ErrorOutputTag {
     /// Never called: no type implements [`OutputIsNotAnError`], so the call does not compile.
     #[inline]
-    pub fn encode(self, _: &dyn OutputIsNotAnError) -> Result<Value, ToolError> {
+    pub fn encode<E: Encoding>(self, _: &dyn OutputIsNotAnError) -> Result<E::Output, ToolError> {
         unreachable!("no type implements OutputIsNotAnError")
     }
 }
@@ -200,19 +200,96 @@ pub trait ToolOutput: sealed::Serializable {
     /// The output as JSON; refuses a `Result` anywhere in it.
     #[doc(hidden)]
     fn encode(&self) -> Result<Value, ToolError>;
+
+    /// The output as the text a client is shown (a string as it is, anything else as compact
+    /// JSON), written without building a `Value`; refuses a `Result` anywhere in it, as [`encode`](Self::encode) does.
+    #[doc(hidden)]
+    fn encode_text(&self) -> Result<String, ToolError>;
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: Serialize> ToolOutput for T {
     #[inline]
     fn encode(&self) -> Result<Value, ToolError> {
-        no_result::to_value(self).map_err(|error| {
-            let error = match error {
-                Some(error) => OutputError(Repr::Serialize(error)),
-                None => OutputError(Repr::HoldsResult),
-            };
-            ToolError::Failed(Failure::new("OutputError", error).fatal())
-        })
+        no_result::to_value(self).map_err(output_error)
+    }
+
+    #[inline]
+    fn encode_text(&self) -> Result<String, ToolError> {
+        let json = no_result::to_text(self).map_err(output_error)?;
+        if json.starts_with('"') {
+            // A string is shown as it is, not as a JSON string literal.
+            return serde_json::from_str(&json).map_err(|error| output_error(Some(error)));
+        }
+        Ok(json)
+    }
+}
+
+/// The failure of an output that could not be encoded: `None` when it holds a `Result`.
+fn output_error(error: Option<serde_json::Error>) -> ToolError {
+    let error = match error {
+        Some(error) => OutputError(Repr::Serialize(error)),
+        None => OutputError(Repr::HoldsResult),
+    };
+    ToolError::Failed(Failure::new("OutputError", error).fatal())
+}
+
+/// An output as the text a client is shown: a string as it is, anything else as compact JSON.
+pub(crate) fn text(output: Value) -> String {
+    match output {
+        Value::String(text) => text,
+        // Writes bytes straight to a buffer, unlike `Display`; a `Value` always serializes.
+        other => serde_json::to_string(&other).unwrap_or_default(),
+    }
+}
+
+/// How `#[tool]`'s generated code encodes an output: [`AsValue`] for
+/// [`Tool::call`](super::Tool::call), [`AsText`] for
+/// [`Tool::call_text_output`](super::Tool::call_text_output).
+pub trait Encoding {
+    /// The encoded output.
+    type Output: Send + 'static;
+
+    /// Encodes `output`.
+    fn encode(output: &dyn ToolOutput) -> Result<Self::Output, ToolError>;
+
+    /// What a tool that returns nothing (`()`) has as its output.
+    fn unit() -> Self::Output;
+}
+
+/// The output as a `serde_json::Value`.
+#[derive(Debug)]
+pub enum AsValue {}
+
+impl Encoding for AsValue {
+    type Output = Value;
+
+    #[inline]
+    fn encode(output: &dyn ToolOutput) -> Result<Value, ToolError> {
+        output.encode()
+    }
+
+    #[inline]
+    fn unit() -> Value {
+        Value::Null
+    }
+}
+
+/// The output as the text a client is shown: a string as it is, anything else as compact JSON.
+#[derive(Debug)]
+pub enum AsText {}
+
+impl Encoding for AsText {
+    type Output = String;
+
+    #[inline]
+    fn encode(output: &dyn ToolOutput) -> Result<String, ToolError> {
+        output.encode_text()
+    }
+
+    #[inline]
+    fn unit() -> String {
+        text(Value::Null)
     }
 }
 

@@ -6,7 +6,7 @@ use serde::Deserializer;
 use serde::de::{DeserializeOwned, Visitor};
 
 use super::{Tool, ToolContext, ToolFuture};
-use crate::error::ArgumentError;
+use crate::error::{ArgumentError, ToolError};
 use crate::render;
 
 /// The deepest nesting of arrays and objects accepted in arguments: the limit of `serde_json`'s
@@ -60,14 +60,17 @@ pub fn call_parsed<'a, T: Tool + ?Sized>(
     text: &str,
     cx: ToolContext,
 ) -> ToolFuture<'a> {
-    match serde_json::from_str(text) {
+    match parse(text) {
         Ok(arguments) => tool.call(arguments, cx),
-        Err(error) => ToolFuture::ready(Err(ArgumentError::new(render::invalid_json(
-            &error.to_string(),
-            MAX_DEPTH,
-        ))
-        .into())),
+        Err(error) => ToolFuture::ready(Err(error)),
     }
+}
+
+/// The arguments in `text` as a `Value`; text that is not JSON is an argument error.
+pub(super) fn parse(text: &str) -> Result<serde_json::Value, ToolError> {
+    serde_json::from_str(text).map_err(|error| {
+        ArgumentError::new(render::invalid_json(&error.to_string(), MAX_DEPTH)).into()
+    })
 }
 
 /// Whether the JSON text `text` nests arrays and objects more than `levels` deep. One pass

@@ -40,8 +40,9 @@ use reticent::mcp::rmcp::model::CallToolRequestParams;
 use reticent::providers::anthropic::Anthropic;
 use reticent::providers::openai::OpenAi;
 use reticent::{
-    Agent, AgentError, AgentEvent, AgentResult, Message, Model, ModelResponse, ScriptedModel,
-    ToolCall, ToolContext, ToolFailure, ToolFailureMode, ToolFailureOptions,
+    Agent, AgentError, AgentEvent, AgentResult, Message, Model, ModelResponse, ScriptedModel, Tool,
+    ToolCall, ToolContext, ToolDefinition, ToolFailure, ToolFailureMode, ToolFailureOptions,
+    ToolFuture,
 };
 use reticent_tests::leak::{
     Registered, Registry, SLOW_TOOL_LIMIT, Spec, canary, cases, check_surface, full_chain, spec,
@@ -684,6 +685,9 @@ struct McpCase {
     seed: u64,
     include_error_message: bool,
     timeout: Option<Duration>,
+    /// Every tool served without its output schema: its output is written straight to text
+    /// (`Tool::call_text_output`), not made a `Value` first.
+    text_only: bool,
     calls: Vec<Spec>,
 }
 
@@ -692,14 +696,50 @@ fn mcp_case() -> impl Strategy<Value = McpCase> {
         any::<u64>(),
         any::<bool>(),
         timeout(),
+        any::<bool>(),
         prop::collection::vec(spec(4), 1..=16),
     )
-        .prop_map(|(seed, include_error_message, timeout, calls)| McpCase {
-            seed,
-            include_error_message,
-            timeout,
-            calls,
-        })
+        .prop_map(
+            |(seed, include_error_message, timeout, text_only, calls)| McpCase {
+                seed,
+                include_error_message,
+                timeout,
+                text_only,
+                calls,
+            },
+        )
+}
+
+/// A tool served without its output schema; everything else is the tool's own, its generated
+/// `call_text_output` too.
+struct TextOnly(Arc<dyn Tool>, ToolDefinition);
+
+/// `tool`, served without its output schema.
+fn text_only(tool: Arc<dyn Tool>) -> Arc<dyn Tool> {
+    let mut definition = tool.definition().clone();
+    definition.output_schema = None;
+    Arc::new(TextOnly(tool, definition))
+}
+
+impl Tool for TextOnly {
+    fn definition(&self) -> &ToolDefinition {
+        &self.1
+    }
+    fn call(&self, args: Value, cx: ToolContext) -> ToolFuture<'_> {
+        self.0.call(args, cx)
+    }
+    fn call_text(&self, text: &str, cx: ToolContext) -> ToolFuture<'_> {
+        self.0.call_text(text, cx)
+    }
+    fn call_text_output(&self, args: Value, cx: ToolContext) -> ToolFuture<'_, String> {
+        self.0.call_text_output(args, cx)
+    }
+    fn timeout(&self) -> Option<Duration> {
+        self.0.timeout()
+    }
+    fn is_blocking(&self) -> bool {
+        self.0.is_blocking()
+    }
 }
 
 fn run_mcp_case(case: McpCase, counts: &Counts) -> CaseResult {
@@ -717,7 +757,11 @@ fn run_mcp_case(case: McpCase, counts: &Counts) -> CaseResult {
         .include_error_message(case.include_error_message)
         .on_failure(hook.hook());
     for tool in tools() {
-        builder = builder.tool_arc(tool);
+        builder = builder.tool_arc(if case.text_only {
+            text_only(tool)
+        } else {
+            tool
+        });
     }
     if let Some(timeout) = case.timeout {
         builder = builder.timeout(timeout);

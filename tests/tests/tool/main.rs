@@ -16,3 +16,4 @@ mod param_attrs;
 mod schema;
 mod secret;
 mod text;
+mod text_output;

@@ -27,8 +27,9 @@ use super::definition::{self, Output};
 use super::session::mcp_level;
 use crate::render;
 use crate::tool::{
-    CallArguments, Deliver, Forward, Invocation, Observer, Tool, ToolFailure, ToolUpdate,
-    UnknownTool, drive, execute_span, invoke, kinds, record_failure,
+    AsText, AsValue, CallArguments, Deliver, Form, Forward, Invocation, Observer, Tool,
+    ToolFailure, ToolUpdate, UnknownTool, Updates, drive, execute_span, invoke, kinds,
+    record_failure,
 };
 
 impl ServerHandler for McpServer {
@@ -202,21 +203,24 @@ impl McpServer {
             cancellable: true,
             observer,
         };
-        // The request's token is the parent of the tool's, so the client's
-        // `notifications/cancelled` reaches the tool.
-        let mut run = pin!(invoke(invocation, &token).instrument(span.clone()));
-        let outcome = match updates.flatten() {
-            None => self.finish(run, &token).await,
-            // A call someone watches passes its reports on while it runs. Boxed: the calls
-            // nobody watches do not carry the reports' machinery in their state.
-            Some(updates) => {
-                let mut notify = Notify {
-                    peer: &peer,
-                    progress_token,
-                    tool: tool_name,
-                };
-                let observed = drive(run.as_mut(), Some(updates), &mut notify);
-                self.finish(Box::pin(observed), &token).await
+        let notify = Notify {
+            peer: &peer,
+            progress_token,
+            tool: tool_name,
+        };
+        // A tool with an output schema has its output made a `Value`, for `structuredContent`
+        // and the text; one without has it written straight to text.
+        let updates = updates.flatten();
+        let outcome = match inner.outputs[position] {
+            None => {
+                let to_result = |text| success_text(text, None);
+                self.execute::<AsText>(invocation, &token, &span, updates, notify, to_result)
+                    .await
+            }
+            Some(shape) => {
+                let to_result = |output| success(tool, shape, output, &span);
+                self.execute::<AsValue>(invocation, &token, &span, updates, notify, to_result)
+                    .await
             }
         };
         // A cancelled request stays cancelled, whatever the tool made of its token.
@@ -224,7 +228,7 @@ impl McpServer {
             return Err(cancelled(&span, &name, call_id, start));
         };
         match outcome {
-            Ok(output) => Ok(success(tool, inner.outputs[position], output, &span)),
+            Ok(result) => Ok(result),
             Err(failure) => {
                 let result =
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);
@@ -232,6 +236,36 @@ impl McpServer {
                 Ok(result)
             }
         }
+    }
+
+    /// Runs `invocation` under `span`, its output made as `F` says and then the client's
+    /// result by `to_result`, passing the call's reports on to the client while it runs;
+    /// `None` when the request was cancelled first.
+    async fn execute<F: Form>(
+        &self,
+        invocation: Invocation<'_>,
+        token: &CancellationToken,
+        span: &tracing::Span,
+        updates: Option<Updates>,
+        mut notify: Notify<'_>,
+        to_result: impl FnOnce(F::Output) -> CallToolResult,
+    ) -> Option<Result<CallToolResult, ToolFailure>> {
+        // The request's token is the parent of the tool's, so the client's
+        // `notifications/cancelled` reaches the tool.
+        let mut run = pin!(invoke::<F>(invocation, token).instrument(span.clone()));
+        let outcome = match updates {
+            None => self.finish(run, token).await,
+            // A call someone watches passes its reports on while it runs. Boxed: the calls
+            // nobody watches do not carry the reports' machinery in their state.
+            Some(updates) => {
+                let observed = drive(run.as_mut(), Some(updates), &mut notify);
+                self.finish(Box::pin(observed), token).await
+            }
+        }?;
+        Some(match outcome {
+            Ok(output) => Ok(to_result(output)),
+            Err(failure) => Err(failure),
+        })
     }
 
     /// Runs `call` to its end; `None` when the request was cancelled first. A call that is
@@ -273,53 +307,38 @@ impl McpServer {
     }
 }
 
-/// The result of a call of `tool` that succeeded: the output as text and, for a tool with an
-/// output schema, as `structuredContent` of the shape `shape`.
+/// The result of a call of `tool`, which has an output schema, that succeeded: the output as
+/// text and as `structuredContent` of the shape `shape`.
 fn success(
     tool: &Arc<dyn Tool>,
-    shape: Option<Output>,
+    shape: Output,
     output: Value,
     span: &tracing::Span,
 ) -> CallToolResult {
-    let (text, structured) = match shape {
-        None => (text(output), None),
-        Some(shape) => {
-            let text = match &output {
-                Value::String(text) => text.clone(),
-                other => json_text(other),
-            };
-            match definition::structured(shape, output) {
-                Ok(structured) => (text, Some(structured)),
-                Err(_) => {
-                    tracing::warn!(
-                        parent: span,
-                        tool = %tool.definition().name,
-                        "the tool's output is not an object, as its output schema says: \
-                         the result has no structuredContent"
-                    );
-                    (text, None)
-                }
-            }
-        }
+    let text = match &output {
+        Value::String(text) => text.clone(),
+        // Writes bytes straight to a buffer, unlike `Display`; a `Value` always serializes.
+        other => serde_json::to_string(other).unwrap_or_default(),
     };
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = structured;
-    result
-}
-
-/// An output as the text content: a string as it is, anything else as JSON.
-fn text(output: Value) -> String {
-    match output {
-        Value::String(text) => text,
-        other => json_text(&other),
+    match definition::structured(shape, output) {
+        Ok(structured) => success_text(text, Some(structured)),
+        Err(_) => {
+            tracing::warn!(
+                parent: span,
+                tool = %tool.definition().name,
+                "the tool's output is not an object, as its output schema says: \
+                 the result has no structuredContent"
+            );
+            success_text(text, None)
+        }
     }
 }
 
-/// `value` as compact JSON text.
-fn json_text(value: &Value) -> String {
-    // Writes bytes straight to a buffer, unlike `Display`, which goes through a formatter;
-    // a `Value` always serializes.
-    serde_json::to_string(value).unwrap_or_default()
+/// The result of a call that succeeded, with `text` as its content.
+fn success_text(text: String, structured: Option<Value>) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = structured;
+    result
 }
 
 /// Passes a running call's reports on to the client: progress as `notifications/progress`
