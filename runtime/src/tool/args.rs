@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use crate::error::{ArgumentError, ToolError};
 use crate::render;
 
+use super::owned::{Owned, PathError};
 use super::text::MAX_DEPTH;
 
 /// A type a tool parameter can be decoded into. `#[tool]` checks each parameter's type with
@@ -125,12 +126,11 @@ impl<T> CannotDecodeArguments<T> for ArgumentsOf<T> {
 /// anything but an object (`null` is no arguments) and arguments nested deeper than
 /// [`MAX_DEPTH`], then decodes the object as `serde_json::from_value` would.
 ///
-/// Arguments that hold strings are decoded by moving them, as `from_value` does; the arrays
-/// and objects are decoded where they are, so that when one does not decode it is still there
-/// to find the path to what is wrong in it.
+/// Each argument is decoded by moving out of it, as `from_value` does; when one does not
+/// decode, the path to what is wrong in it is put together as the error returns (`owned.rs`).
 #[inline]
 fn decode_value<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
-    let mut map = arguments(args)?;
+    let map = arguments(args)?;
     let mut integral_floats = false;
     for value in map.values() {
         check_argument(value, &mut integral_floats)?;
@@ -138,20 +138,19 @@ fn decode_value<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
     // JSON Schema counts `3.0` as an integer, so the decoder must too: arguments that hold such
     // numbers are decoded again with them written as integers if they fail as sent.
     let sent = integral_floats.then(|| map.clone());
-    match T::deserialize(Arguments::new(&mut map)) {
+    match T::deserialize(Arguments::new(map)) {
         Ok(decoded) => Ok(decoded),
-        Err(error) => decode_failed(error, map, sent),
+        Err(error) => decode_failed(error, sent),
     }
 }
 
 /// After `error`: decodes again with integral floats written as integers where they did not
-/// decode as sent, or says what is wrong. `map` is what the decoding left of the arguments
-/// (their arrays and objects), `sent` the arguments as sent when they hold integral floats.
+/// decode as sent, or says what is wrong. `sent` is the arguments as sent when they hold
+/// integral floats.
 #[cold]
 #[inline(never)]
 fn decode_failed<T: DeserializeOwned>(
     mut error: DecodeError,
-    mut map: Map<String, Value>,
     sent: Option<Map<String, Value>>,
 ) -> Result<T, ToolError> {
     if let Some(mut sent) = sent {
@@ -163,35 +162,34 @@ fn decode_failed<T: DeserializeOwned>(
             && has_integral_float(value)
         {
             integral_floats_to_integers(value);
-            map = sent.clone();
-            match T::deserialize(Arguments::new(&mut map)) {
+            match T::deserialize(Arguments::new(sent.clone())) {
                 Ok(decoded) => return Ok(decoded),
                 Err(again) => error = again,
             }
         }
     }
-    Err(error.into_argument_error::<T>(&map).into())
+    Err(error.into_argument_error().into())
 }
 
-/// Walks the arguments object for [`Deserialize`]: each value is decoded where it is, but a
-/// string is moved out (as `serde_json::from_value` moves it), so what is left after a
-/// failure holds every array and object as sent.
-struct Arguments<'de> {
-    entries: serde_json::map::IterMut<'de>,
+/// Walks the arguments object for [`Deserialize`], moving each entry out: the key is lent to
+/// the struct's visitor, the value decoded as an [`Owned`], which finds the path to what did
+/// not decode in it.
+struct Arguments {
+    entries: serde_json::map::IntoIter,
     /// The entry whose key was read last, until its value is read.
-    entry: Option<(&'de str, &'de mut Value)>,
+    entry: Option<(String, Value)>,
 }
 
-impl<'de> Arguments<'de> {
-    fn new(map: &'de mut Map<String, Value>) -> Self {
+impl Arguments {
+    fn new(map: Map<String, Value>) -> Self {
         Self {
-            entries: map.iter_mut(),
+            entries: map.into_iter(),
             entry: None,
         }
     }
 }
 
-impl<'de> Deserializer<'de> for Arguments<'de> {
+impl<'de> Deserializer<'de> for Arguments {
     type Error = DecodeError;
 
     #[inline]
@@ -206,7 +204,7 @@ impl<'de> Deserializer<'de> for Arguments<'de> {
     }
 }
 
-impl<'de> MapAccess<'de> for Arguments<'de> {
+impl<'de> MapAccess<'de> for Arguments {
     type Error = DecodeError;
 
     #[inline]
@@ -214,10 +212,11 @@ impl<'de> MapAccess<'de> for Arguments<'de> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DecodeError> {
-        let Some((key, value)) = self.entries.next() else {
+        let Some(entry) = self.entries.next() else {
             return Ok(None);
         };
-        self.entry = Some((key, value));
+        // The key is kept, for an error about its value, and lent to the struct's visitor.
+        let (key, _) = self.entry.insert(entry);
         seed.deserialize(StrDeserializer::new(key)).map(Some)
     }
 
@@ -229,17 +228,8 @@ impl<'de> MapAccess<'de> for Arguments<'de> {
         let Some((key, value)) = self.entry.take() else {
             return Err(DecodeError::Other("a value was read before its key".into()));
         };
-        let decoded = match value {
-            Value::String(_) => seed.deserialize(std::mem::take(value)),
-            value => {
-                let value: &'de Value = value;
-                seed.deserialize(value)
-            }
-        };
-        decoded.map_err(|error| DecodeError::Value {
-            key: key.to_owned(),
-            error,
-        })
+        seed.deserialize(Owned(value))
+            .map_err(|error| DecodeError::Value { key, error })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -261,18 +251,14 @@ enum DecodeError {
     /// An argument was given twice, under its name and an alias.
     Duplicate(&'static str),
     /// The value of `key` did not decode.
-    Value {
-        key: String,
-        error: serde_json::Error,
-    },
+    Value { key: String, error: PathError },
     /// Anything else the visitor said.
     Other(String),
 }
 
 impl DecodeError {
-    /// The error the model is shown. `map` is what decoding left of the arguments: an array or
-    /// object that did not decode is decoded again, alone, to find the path into it.
-    fn into_argument_error<T: DeserializeOwned>(self, map: &Map<String, Value>) -> ArgumentError {
+    /// The error the model is shown, naming the path to what did not decode.
+    fn into_argument_error(self) -> ArgumentError {
         match self {
             Self::Unknown { key, expected } => {
                 ArgumentError::new(render::unknown_argument(&key, expected))
@@ -280,25 +266,13 @@ impl DecodeError {
             Self::Missing(name) => ArgumentError::new(render::missing_argument(name)).at(name),
             Self::Duplicate(name) => ArgumentError::new(render::duplicate_argument(name)).at(name),
             Self::Value { key, error } => {
-                let nested = map
-                    .get(key.as_str())
-                    .filter(|value| value.is_array() || value.is_object())
-                    .and_then(|value| path_to_error::<T>(&key, value));
-                let (path, reason) = nested.unwrap_or_else(|| (key, error.to_string()));
+                let path = error.path_from(&key);
+                let reason = error.error().to_string();
                 ArgumentError::new(render::invalid_argument(&path, &reason)).at(path)
             }
             Self::Other(message) => ArgumentError::new(message),
         }
     }
-}
-
-/// Decodes the argument `key` alone, with `value`, and returns the path to what did not decode
-/// in it (`address.zip`, `items[2]`) and why; `None` if it is not found there.
-fn path_to_error<T: DeserializeOwned>(key: &str, value: &Value) -> Option<(String, String)> {
-    let alone = Value::Object(Map::from_iter([(key.to_owned(), value.clone())]));
-    let error = serde_path_to_error::deserialize::<_, T>(&alone).err()?;
-    let path = error.path().to_string();
-    (path != "." && path != key).then(|| (path, error.into_inner().to_string()))
 }
 
 impl fmt::Display for DecodeError {

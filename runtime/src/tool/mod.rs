@@ -10,6 +10,7 @@
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
+//! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
 //! | `text.rs` | decoding them straight from JSON text |
 //! | `output.rs` | splitting what a tool returned by its type, and encoding its output as JSON or text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
@@ -37,6 +38,7 @@ mod future;
 mod invoke;
 mod no_result;
 mod output;
+mod owned;
 mod progress;
 #[cfg(any(feature = "anyhow", feature = "eyre"))]
 mod report;
