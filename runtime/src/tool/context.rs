@@ -89,7 +89,7 @@ impl ToolContext {
         call_id: &str,
         tool_name: &Arc<str>,
         parent: &CancellationToken,
-        observer: Option<Observer>,
+        observer: Option<Arc<Observer>>,
     ) -> Self {
         Self {
             shared: Arc::new(Shared {
@@ -97,7 +97,7 @@ impl ToolContext {
                 tool_name: Some(Arc::clone(tool_name)),
                 parent: Some(parent.clone()),
                 token: OnceLock::new(),
-                observer: observer.map(Arc::new),
+                observer,
             }),
         }
     }

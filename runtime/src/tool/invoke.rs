@@ -1,8 +1,13 @@
 //! Running one call of a tool: the arguments, the time limit (the shorter of the caller's and
-//! the tool's own), the cancellation token the tool sees, sync tools on the blocking pool,
-//! panics — in the tool, in its future's `Drop`, in its error values — and the one
-//! [`ToolFailure`] every way of failing becomes. Shared by the agent loop and the MCP server,
-//! so both apply the same rules.
+//! the tool's own), the cancellation token the tool sees, panics — in the tool, in its
+//! future's `Drop`, in its error values — and the one [`ToolFailure`] every way of failing
+//! becomes. Shared by the agent loop and the MCP server, so both apply the same rules. A call
+//! starts in place, on its caller's first poll ([`start`]); one that has to wait goes on
+//! boxed, under its time limit; a sync tool a limit or a cancellation can stop runs on the
+//! blocking pool (`blocking.rs`).
+//!
+//! Longer than most files: how a call ends and the failure each ending becomes are read
+//! together, and kept together.
 
 use std::any::Any;
 use std::future::Future;
@@ -13,10 +18,13 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::FutureExt;
+use futures::future::{BoxFuture, CatchUnwind};
 use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::{Blocked, run_blocking};
+use super::contain::{Contained, payload_message};
 use super::failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, kinds};
 use super::output::{AsText, AsValue, Encoding};
 use super::{Observer, OutputError, Tool, ToolContext, ToolFuture, text};
@@ -30,8 +38,14 @@ pub(crate) enum CallArguments<'a> {
     /// A value the caller hands over: the tool gets it, and a failure's record holds `null`.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     Owned(Value),
+    /// A value the caller hands over for a failure's record: the tool gets a copy.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    Kept(Value),
     /// JSON text, decoded by the tool straight from the text.
     Text(&'a str),
+    /// JSON text the caller hands over, for a failure's record.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    KeptText(String),
 }
 
 /// What a call's output is made into, and the tool's method that makes it: [`AsValue`] (the
@@ -75,14 +89,15 @@ impl Form for AsText {
     }
 }
 
-/// One call to run.
-pub(crate) struct Invocation<'a> {
+/// One call to run. What it borrows for `'a` a running call holds on to; the call's id, `'b`,
+/// is copied into its context when it starts.
+pub(crate) struct Invocation<'a, 'b> {
     /// The tool.
     pub(crate) tool: &'a Arc<dyn Tool>,
     /// Its name, as the tool set keeps it (shared with the call's context, not copied).
     pub(crate) name: &'a Arc<str>,
     /// The id of the call.
-    pub(crate) call_id: &'a str,
+    pub(crate) call_id: &'b str,
     /// The arguments.
     pub(crate) arguments: CallArguments<'a>,
     /// The caller's time limit for any call; the tool's own applies when it is shorter.
@@ -93,7 +108,7 @@ pub(crate) struct Invocation<'a> {
     /// then runs on the blocking pool, so that the cancellation does not wait for it.
     pub(crate) cancellable: bool,
     /// Who watches the call's progress and log lines, if anyone.
-    pub(crate) observer: Option<Observer>,
+    pub(crate) observer: Option<Arc<Observer>>,
 }
 
 /// Runs `invocation`, whose tool's token is a child of `parent`. Never panics; never returns
@@ -101,10 +116,84 @@ pub(crate) struct Invocation<'a> {
 /// any point: the tool's future is then dropped, a panic in its `Drop` contained).
 ///
 /// The output is made as `F` says: `invoke::<AsValue>` for a `Value`.
-pub(crate) async fn invoke<F: Form>(
-    invocation: Invocation<'_>,
+///
+/// The returned future is small: its first poll calls the tool and polls the tool's future
+/// once, in place, so a call that is done then (a sync tool, or an async one that never waits)
+/// finishes with no state machine around it. A call that has to wait goes on in a boxed
+/// future that holds the time limit and the contained tool future.
+pub(crate) fn invoke<'a, F: Form>(
+    invocation: Invocation<'a, 'a>,
+    parent: &'a CancellationToken,
+) -> Invoke<'a, F> {
+    Invoke(Stage::Start { invocation, parent })
+}
+
+/// The future [`invoke`] returns.
+pub(crate) struct Invoke<'a, F: Form>(Stage<'a, F>);
+
+enum Stage<'a, F: Form> {
+    /// Not polled yet.
+    Start {
+        invocation: Invocation<'a, 'a>,
+        parent: &'a CancellationToken,
+    },
+    /// Waiting for the tool, or for the blocking pool.
+    Running(BoxFuture<'a, Result<F::Output, Box<ToolFailure>>>),
+    /// Finished.
+    Done,
+}
+
+/// What a call's failure needs of the call, kept until it ends. The tool's name and the
+/// call's id are the context's.
+struct Call<'a> {
+    include_error_message: bool,
+    cx: ToolContext,
+    record: Record<'a>,
+    /// When the call started, on the runtime's clock: a call stopped at its limit reports the
+    /// limit as its elapsed time, also when the clock is paused in tests.
+    start: Instant,
+}
+
+impl<F: Form> Future for Invoke<'_, F> {
+    type Output = Result<F::Output, ToolFailure>;
+
+    fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let mut running = match std::mem::replace(&mut this.0, Stage::Done) {
+            Stage::Start { invocation, parent } => match start::<F>(invocation, parent, task) {
+                Started::Done(outcome) => return Poll::Ready(outcome.map_err(|failure| *failure)),
+                Started::Running(running) => running,
+            },
+            Stage::Running(running) => running,
+            Stage::Done => panic!("an invoke future was polled after it completed"),
+        };
+        match running.as_mut().poll(task) {
+            Poll::Ready(outcome) => Poll::Ready(outcome.map_err(|failure| *failure)),
+            Poll::Pending => {
+                this.0 = Stage::Running(running);
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// A call [`start`] started. Its failure is boxed, as it is passed on: most calls succeed,
+/// and a `ToolFailure` is ten times the size of most outputs.
+pub(crate) enum Started<'a, T> {
+    /// Done when first polled.
+    Done(Result<T, Box<ToolFailure>>),
+    /// Still running: to be polled next, with the task's context.
+    Running(BoxFuture<'a, Result<T, Box<ToolFailure>>>),
+}
+
+/// Starts the call: the context, the time limit (the shorter of the caller's and the tool's),
+/// the tool called and its future polled once with `task`, under `catch_unwind`. What
+/// [`invoke`]'s future does when first polled, for a caller that polls in place.
+pub(crate) fn start<'a, F: Form>(
+    invocation: Invocation<'a, '_>,
     parent: &CancellationToken,
-) -> Result<F::Output, ToolFailure> {
+    task: &mut Context<'_>,
+) -> Started<'a, F::Output> {
     let Invocation {
         tool,
         name,
@@ -120,50 +209,163 @@ pub(crate) async fn invoke<F: Form>(
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    // The runtime's clock, the one the timeout runs on: a call stopped at its limit reports
-    // the limit as its elapsed time, also when the clock is paused in tests.
     let start = Instant::now();
-    let (record, outcome) = run::<F>(tool, arguments, cx.clone(), limit, cancellable).await;
-    let failure = |failure: ToolFailure| {
-        let mut failure = failure;
-        failure.arguments = record.into_value();
-        failure.elapsed = start.elapsed();
-        failure
-    };
-    match outcome {
-        Ran::Returned(Ok(value)) => Ok(value),
-        Ran::Returned(Err(error)) => Err(failure(tool_error(
-            name,
-            call_id,
-            error,
-            include_error_message,
-        ))),
-        Ran::Panicked(payload) => Err(failure(panicked(name, call_id, payload_message(payload)))),
-        Ran::PanickedWhenStopped(limit, message) => {
-            cx.abandon();
-            let message = format!(
-                "{message} (as it was stopped after its time limit of {})",
-                render::format_duration(limit)
-            );
-            let mut panicked = panicked(name, call_id, message);
-            panicked.timed_out = true;
-            Err(failure(panicked))
+    let blocking = tool.is_blocking()
+        && (limit.is_some() || cancellable)
+        && tokio::runtime::Handle::try_current().is_ok();
+    if blocking {
+        return Started::Running(run_blocking_call::<F>(
+            Arc::clone(tool),
+            arguments,
+            Call {
+                include_error_message,
+                cx,
+                record: Record::Nothing,
+                start,
+            },
+            limit,
+        ));
+    }
+    let (record, started) = match arguments {
+        CallArguments::Borrowed(value) => (
+            Record::Value(value),
+            catch_unwind(AssertUnwindSafe(|| {
+                F::call(&**tool, value.clone(), cx.clone())
+            })),
+        ),
+        CallArguments::Owned(value) => (
+            Record::Nothing,
+            catch_unwind(AssertUnwindSafe(|| F::call(&**tool, value, cx.clone()))),
+        ),
+        CallArguments::Kept(value) => {
+            let started = catch_unwind(AssertUnwindSafe(|| {
+                F::call(&**tool, value.clone(), cx.clone())
+            }));
+            (Record::Kept(value), started)
         }
-        Ran::TimedOut(limit) => {
-            cx.abandon();
-            let mut timed_out = ToolFailure::new(
+        CallArguments::Text(text) => (
+            Record::Text(text),
+            catch_unwind(AssertUnwindSafe(|| F::call_text(&**tool, text, cx.clone()))),
+        ),
+        CallArguments::KeptText(text) => {
+            let started = catch_unwind(AssertUnwindSafe(|| {
+                F::call_text(&**tool, &text, cx.clone())
+            }));
+            (Record::KeptText(text), started)
+        }
+    };
+    let call = Call {
+        include_error_message,
+        cx,
+        record,
+        start,
+    };
+    let mut future = match started {
+        Ok(future) => Contained::new(AssertUnwindSafe(future).catch_unwind()),
+        Err(payload) => return Started::Done(call.conclude(Ran::Panicked(payload))),
+    };
+    // Polled here, before any timer: a call that is done at once is done within any limit,
+    // as `tokio::time::timeout` would also find, polling the future before its timer.
+    match Pin::new(&mut future).poll(task) {
+        Poll::Ready(Ok(result)) => return Started::Done(call.conclude(Ran::Returned(result))),
+        Poll::Ready(Err(payload)) => return Started::Done(call.conclude(Ran::Panicked(payload))),
+        Poll::Pending => {}
+    }
+    Started::Running(Box::pin(async move {
+        let ran = wait(future, limit.map(|limit| (start + limit, limit))).await;
+        call.conclude(ran)
+    }))
+}
+
+/// Runs a sync tool's call on the blocking pool, under `limit`. `call.record` is set here.
+fn run_blocking_call<'a, F: Form>(
+    tool: Arc<dyn Tool>,
+    arguments: CallArguments<'a>,
+    mut call: Call<'a>,
+    limit: Option<Duration>,
+) -> BoxFuture<'a, Result<F::Output, Box<ToolFailure>>> {
+    enum Owned {
+        Value(Value),
+        Text(String),
+    }
+    let (owned, record) = match arguments {
+        CallArguments::Borrowed(value) => (Owned::Value(value.clone()), Record::Value(value)),
+        CallArguments::Owned(value) => (Owned::Value(value), Record::Nothing),
+        CallArguments::Kept(value) => (Owned::Value(value.clone()), Record::Kept(value)),
+        CallArguments::Text(text) => (Owned::Text(text.to_owned()), Record::Text(text)),
+        CallArguments::KeptText(text) => (Owned::Text(text.clone()), Record::KeptText(text)),
+    };
+    call.record = record;
+    let cx = call.cx.clone();
+    // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
+    // would run any other future to its end on this thread).
+    let work = move || match owned {
+        Owned::Value(value) => futures::executor::block_on(F::call(&*tool, value, cx)),
+        Owned::Text(text) => futures::executor::block_on(F::call_text(&*tool, &text, cx)),
+    };
+    Box::pin(async move {
+        let ran = match run_blocking(work, limit).await {
+            Blocked::Returned(result) => Ran::Returned(result),
+            Blocked::Panicked(payload) => Ran::Panicked(payload),
+            Blocked::TimedOut(limit) => Ran::TimedOut(limit),
+        };
+        call.conclude(ran)
+    })
+}
+
+impl Call<'_> {
+    /// The outcome of a call that ended as `ran`: the output, or the one [`ToolFailure`].
+    fn conclude<T>(self, ran: Ran<T>) -> Result<T, Box<ToolFailure>> {
+        let Self {
+            include_error_message,
+            cx,
+            record,
+            start,
+        } = self;
+        let (name, call_id) = (cx.tool_name(), cx.call_id());
+        let failure = |failure: ToolFailure| {
+            let mut failure = Box::new(failure);
+            failure.arguments = record.into_value();
+            failure.elapsed = start.elapsed();
+            failure
+        };
+        match ran {
+            Ran::Returned(Ok(value)) => Ok(value),
+            Ran::Returned(Err(error)) => Err(failure(tool_error(
                 name,
                 call_id,
-                kinds::TIMEOUT,
-                Arc::new(ToolTimedOut {
-                    tool: name.to_string(),
-                    limit,
-                }),
-                render::timeout(name, limit),
-            );
-            timed_out.timed_out = true;
-            timed_out.effect = EffectOutcome::Unknown;
-            Err(failure(timed_out))
+                error,
+                include_error_message,
+            ))),
+            Ran::Panicked(payload) => {
+                Err(failure(panicked(name, call_id, payload_message(payload))))
+            }
+            Ran::PanickedWhenStopped(limit, message) => {
+                cx.abandon();
+                let message = format!(
+                    "{message} (as it was stopped after its time limit of {})",
+                    render::format_duration(limit)
+                );
+                let mut panicked = panicked(name, call_id, message);
+                panicked.timed_out = true;
+                Err(failure(panicked))
+            }
+            Ran::TimedOut(limit) => {
+                cx.abandon();
+                let mut timed_out = ToolFailure::new(
+                    name,
+                    call_id,
+                    kinds::TIMEOUT,
+                    Arc::new(ToolTimedOut {
+                        tool: name.to_string(),
+                        limit,
+                    }),
+                    render::timeout(name, limit),
+                );
+                timed_out.timed_out = true;
+                timed_out.effect = EffectOutcome::Unknown;
+                Err(failure(timed_out))
+            }
         }
     }
 }
@@ -180,7 +382,9 @@ enum Ran<T> {
 /// What a failure's record keeps of the arguments.
 enum Record<'a> {
     Value(&'a Value),
+    Kept(Value),
     Text(&'a str),
+    KeptText(String),
     Nothing,
 }
 
@@ -188,49 +392,25 @@ impl Record<'_> {
     fn into_value(self) -> Value {
         match self {
             Self::Value(value) => value.clone(),
+            Self::Kept(value) => value,
             // Text that is not JSON is kept as text.
             Self::Text(text) => {
                 serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
             }
+            Self::KeptText(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
             Self::Nothing => Value::Null,
         }
     }
 }
 
-async fn run<'a, F: Form>(
-    tool: &Arc<dyn Tool>,
-    arguments: CallArguments<'a>,
-    cx: ToolContext,
-    limit: Option<Duration>,
-    cancellable: bool,
-) -> (Record<'a>, Ran<F::Output>) {
-    let blocking = tool.is_blocking()
-        && (limit.is_some() || cancellable)
-        && tokio::runtime::Handle::try_current().is_ok();
-    if blocking {
-        return run_blocking::<F>(tool, arguments, cx, limit).await;
-    }
-    let (record, started) = match arguments {
-        CallArguments::Borrowed(value) => (
-            Record::Value(value),
-            catch_unwind(AssertUnwindSafe(|| F::call(&**tool, value.clone(), cx))),
-        ),
-        CallArguments::Owned(value) => (
-            Record::Nothing,
-            catch_unwind(AssertUnwindSafe(|| F::call(&**tool, value, cx))),
-        ),
-        CallArguments::Text(text) => (
-            Record::Text(text),
-            catch_unwind(AssertUnwindSafe(|| F::call_text(&**tool, text, cx))),
-        ),
-    };
-    let future = match started {
-        Ok(future) => Contained::new(AssertUnwindSafe(future).catch_unwind()),
-        Err(payload) => return (record, Ran::Panicked(payload)),
-    };
-    let mut future = future;
-    let ran = match limit {
-        Some(limit) => match tokio::time::timeout(limit, &mut future).await {
+/// Waits for a call that was not done when first polled, until `deadline` if it has one (the
+/// instant, and the limit it stands for).
+async fn wait<T>(
+    mut future: Contained<CatchUnwind<AssertUnwindSafe<ToolFuture<'_, T>>>>,
+    deadline: Option<(Instant, Duration)>,
+) -> Ran<T> {
+    match deadline {
+        Some((deadline, limit)) => match tokio::time::timeout_at(deadline, &mut future).await {
             Ok(Ok(result)) => Ran::Returned(result),
             Ok(Err(payload)) => Ran::Panicked(payload),
             // Stopped here, not later: a future that panics as it is dropped is a panic.
@@ -243,50 +423,7 @@ async fn run<'a, F: Form>(
             Ok(result) => Ran::Returned(result),
             Err(payload) => Ran::Panicked(payload),
         },
-    };
-    (record, ran)
-}
-
-/// Runs a sync tool on the blocking pool: at its limit, or when the caller stops waiting, the
-/// call is abandoned and its thread finishes on its own.
-async fn run_blocking<'a, F: Form>(
-    tool: &Arc<dyn Tool>,
-    arguments: CallArguments<'a>,
-    cx: ToolContext,
-    limit: Option<Duration>,
-) -> (Record<'a>, Ran<F::Output>) {
-    enum Owned {
-        Value(Value),
-        Text(String),
     }
-    let (record, owned) = match arguments {
-        CallArguments::Borrowed(value) => (Record::Value(value), Owned::Value(value.clone())),
-        CallArguments::Owned(value) => (Record::Nothing, Owned::Value(value)),
-        CallArguments::Text(text) => (Record::Text(text), Owned::Text(text.to_owned())),
-    };
-    let tool = Arc::clone(tool);
-    // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
-    // would run any other future to its end on this thread).
-    let task = tokio::task::spawn_blocking(move || match owned {
-        Owned::Value(value) => futures::executor::block_on(F::call(&*tool, value, cx)),
-        Owned::Text(text) => futures::executor::block_on(F::call_text(&*tool, &text, cx)),
-    });
-    let joined = match limit {
-        Some(limit) => match tokio::time::timeout(limit, task).await {
-            Ok(joined) => joined,
-            Err(_) => return (record, Ran::TimedOut(limit)),
-        },
-        None => task.await,
-    };
-    let ran = match joined {
-        Ok(result) => Ran::Returned(result),
-        Err(error) => match error.try_into_panic() {
-            Ok(payload) => Ran::Panicked(payload),
-            // Cancelled: only when the runtime shuts down.
-            Err(_) => Ran::Panicked(Box::new("the blocking task was cancelled")),
-        },
-    };
-    (record, ran)
 }
 
 /// A failure the tool returned, classified.
@@ -353,62 +490,4 @@ fn panicked(tool: &str, call_id: &str, message: String) -> ToolFailure {
     );
     failure.effect = EffectOutcome::Unknown;
     failure
-}
-
-/// Drops `value` under `catch_unwind`: a value from a tool may panic in its `Drop`.
-pub(crate) fn drop_contained<T>(value: T) {
-    let _ = drop_reporting(value);
-}
-
-/// Drops `value` under `catch_unwind`, and says what it panicked with, if it did.
-fn drop_reporting<T>(value: T) -> Option<String> {
-    let payload = catch_unwind(AssertUnwindSafe(move || drop(value))).err()?;
-    Some(payload_message(payload))
-}
-
-/// A panic's message. The payload itself is forgotten rather than dropped: it is the tool's
-/// value, and may panic in its own `Drop`.
-fn payload_message(payload: Box<dyn Any + Send>) -> String {
-    let message = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".to_owned());
-    std::mem::forget(payload);
-    message
-}
-
-/// A future whose `Drop` cannot unwind into its owner: dropped before it finished (a timeout,
-/// a cancelled run), or after, the inner future is dropped under `catch_unwind`.
-struct Contained<F>(Option<F>);
-
-impl<F> Contained<F> {
-    fn new(future: F) -> Self {
-        Self(Some(future))
-    }
-
-    /// Drops the future now; what it panicked with, if it panicked as it was dropped.
-    fn stop(&mut self) -> Option<String> {
-        drop_reporting(self.0.take())
-    }
-}
-
-impl<F: Future + Unpin> Future for Contained<F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let future = self
-            .0
-            .as_mut()
-            .expect("a contained future is not polled after it completed");
-        let output = std::task::ready!(Pin::new(future).poll(cx));
-        drop_contained(self.0.take());
-        Poll::Ready(output)
-    }
-}
-
-impl<F> Drop for Contained<F> {
-    fn drop(&mut self) {
-        drop_contained(self.0.take());
-    }
 }

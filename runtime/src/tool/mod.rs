@@ -28,9 +28,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod args;
+mod blocking;
 mod checked;
 mod classify;
 mod constraints;
+mod contain;
 mod context;
 mod definition;
 mod failure;
@@ -57,9 +59,10 @@ pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
+pub(crate) use contain::drop_contained;
 #[cfg(feature = "mcp")]
 pub(crate) use invoke::Form;
-pub(crate) use invoke::{CallArguments, Invocation, drop_contained, invoke};
+pub(crate) use invoke::{CallArguments, Invocation, Started, invoke, start};
 #[cfg(feature = "mcp")]
 pub(crate) use output::AsText;
 pub(crate) use output::AsValue;

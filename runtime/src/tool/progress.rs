@@ -7,7 +7,7 @@ use std::fmt::{self, Write as _};
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -107,7 +107,7 @@ impl Observer {
     /// The observer of a call that runs on `span`, with the consumer's end of its queue when
     /// `forward` asks for anything; `None` when nobody watches (the span is disabled and the
     /// consumer wants nothing).
-    pub(crate) fn new(span: &Span, forward: Forward) -> Option<(Self, Option<Updates>)> {
+    pub(crate) fn new(span: &Span, forward: Forward) -> Option<(Arc<Self>, Option<Updates>)> {
         let span = (!span.is_disabled()).then(|| span.clone());
         if span.is_none() && !forward.anything() {
             return None;
@@ -125,7 +125,7 @@ impl Observer {
             last_progress: Mutex::new(None),
             dropped: AtomicBool::new(false),
         };
-        Some((observer, updates))
+        Some((Arc::new(observer), updates))
     }
 
     /// A progress report. Dropped when `progress` or `total` is not a finite number, or when

@@ -9,14 +9,15 @@ use super::ToolFailure;
 use crate::render;
 
 /// The span of the call `call_id` of `tool` (the name as the model sent it, cut to length).
+///
+/// The name is cut only when the span is enabled: the macro evaluates its fields then only.
 pub(crate) fn execute_span(tool: &str, call_id: &str) -> Span {
-    let tool = render::name(tool);
     tracing::info_span!(
         "execute_tool",
-        otel.name = format!("execute_tool {tool}"),
+        otel.name = format!("execute_tool {}", render::name(tool)),
         otel.status_code = Empty,
         gen_ai.operation.name = "execute_tool",
-        gen_ai.tool.name = %tool,
+        gen_ai.tool.name = %render::name(tool),
         gen_ai.tool.call.id = %call_id,
         gen_ai.tool.type = "function",
         gen_ai.tool.call.arguments = Empty,

@@ -1,6 +1,7 @@
 //! [`McpServer`]: tools served over MCP, with the same disclosure rules as the agent loop.
 
 mod builder;
+mod call;
 mod definition;
 mod handler;
 mod session;
