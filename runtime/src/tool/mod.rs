@@ -62,7 +62,9 @@ pub use validate::{ArgumentValidator, ValidatorError};
 pub(crate) use contain::drop_contained;
 #[cfg(feature = "mcp")]
 pub(crate) use invoke::Form;
-pub(crate) use invoke::{CallArguments, Invocation, Started, invoke, start};
+pub(crate) use invoke::{CallArguments, Invocation, invoke};
+#[cfg(feature = "mcp")]
+pub(crate) use invoke::{Started, start};
 #[cfg(feature = "mcp")]
 pub(crate) use output::AsText;
 pub(crate) use output::AsValue;
