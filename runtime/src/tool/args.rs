@@ -176,15 +176,18 @@ fn decode_failed<T: DeserializeOwned>(
 /// not decode in it.
 struct Arguments {
     entries: serde_json::map::IntoIter,
-    /// The entry whose key was read last, until its value is read.
-    entry: Option<(String, Value)>,
+    /// The key read last, for an error about its value.
+    key: String,
+    /// Its value, until it is read.
+    value: Option<Value>,
 }
 
 impl Arguments {
     fn new(map: Map<String, Value>) -> Self {
         Self {
             entries: map.into_iter(),
-            entry: None,
+            key: String::new(),
+            value: None,
         }
     }
 }
@@ -212,12 +215,14 @@ impl<'de> MapAccess<'de> for Arguments {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DecodeError> {
-        let Some(entry) = self.entries.next() else {
+        let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
-        // The key is kept, for an error about its value, and lent to the struct's visitor.
-        let (key, _) = self.entry.insert(entry);
-        seed.deserialize(StrDeserializer::new(key)).map(Some)
+        // The key is kept, for an error about its value, and lent to the struct's visitor;
+        // the key and the value are kept apart, each moved once.
+        self.key = key;
+        self.value = Some(value);
+        seed.deserialize(StrDeserializer::new(&self.key)).map(Some)
     }
 
     #[inline]
@@ -225,11 +230,14 @@ impl<'de> MapAccess<'de> for Arguments {
         &mut self,
         seed: V,
     ) -> Result<V::Value, DecodeError> {
-        let Some((key, value)) = self.entry.take() else {
+        let Some(value) = self.value.take() else {
             return Err(DecodeError::Other("a value was read before its key".into()));
         };
         seed.deserialize(Owned(value))
-            .map_err(|error| DecodeError::Value { key, error })
+            .map_err(|error| DecodeError::Value {
+                key: std::mem::take(&mut self.key),
+                error,
+            })
     }
 
     fn size_hint(&self) -> Option<usize> {

@@ -347,7 +347,8 @@ fn visit_object<'de, V: Visitor<'de>>(
     let len = entries.len();
     let mut map = Entries {
         entries: entries.into_iter(),
-        entry: None,
+        key: String::new(),
+        value: None,
     };
     let value = visitor.visit_map(&mut map)?;
     if map.entries.len() == 0 {
@@ -387,8 +388,10 @@ impl<'de> SeqAccess<'de> for Seq {
 
 struct Entries {
     entries: serde_json::map::IntoIter,
-    /// The entry whose key was read last, until its value is read.
-    entry: Option<(String, Value)>,
+    /// The key read last, for the path of an error in its value.
+    key: String,
+    /// Its value, until it is read.
+    value: Option<Value>,
 }
 
 impl<'de> MapAccess<'de> for Entries {
@@ -402,23 +405,25 @@ impl<'de> MapAccess<'de> for Entries {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
-        let entry = self.entry.insert((key, value));
-        // The key is lent, and kept for the path, rather than moved: a struct's field names
-        // are read from a `&str` without a copy. A key that is refused (a field the type does
-        // not have) is the path's last part.
-        match seed.deserialize(Key(&entry.0)) {
+        // The key and the value are kept apart, each moved once. The key is lent, and kept
+        // for the path, rather than moved: a struct's field names are read from a `&str`
+        // without a copy. A key that is refused (a field the type does not have) is the
+        // path's last part.
+        self.key = key;
+        self.value = Some(value);
+        match seed.deserialize(Key(&self.key)) {
             Ok(key) => Ok(Some(key)),
-            Err(error) => Err(error.at(Segment::Key(std::mem::take(&mut entry.0)))),
+            Err(error) => Err(error.at(Segment::Key(std::mem::take(&mut self.key)))),
         }
     }
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, PathError> {
-        let Some((key, value)) = self.entry.take() else {
+        let Some(value) = self.value.take() else {
             return Err(de::Error::custom("a value was read before its key"));
         };
         seed.deserialize(Owned(value))
-            .map_err(|error| error.at(Segment::Key(key)))
+            .map_err(|error| error.at(Segment::Key(std::mem::take(&mut self.key))))
     }
 
     fn size_hint(&self) -> Option<usize> {
