@@ -108,3 +108,47 @@ impl<T> fmt::Debug for ToolFuture<'_, T> {
         }
     }
 }
+
+/// A step done in place, or the rest of it, boxed.
+pub(crate) enum Step<'a, T> {
+    /// Done.
+    Done(T),
+    /// Still running: to be polled next, with the task's context.
+    Running(BoxFuture<'a, T>),
+}
+
+/// The state of a future whose first poll does its work in place, from `S`: done then with no
+/// state machine around it, or going on boxed.
+pub(crate) enum InPlace<'a, S, T> {
+    /// Not polled yet.
+    Start(S),
+    /// Going on.
+    Running(BoxFuture<'a, T>),
+    /// Finished.
+    Done,
+}
+
+impl<'a, S, T> InPlace<'a, S, T> {
+    /// Polls: on the first poll `start` does the work from `S`, with `task`.
+    pub(crate) fn poll_with(
+        &mut self,
+        task: &mut Context<'_>,
+        start: impl FnOnce(S, &mut Context<'_>) -> Step<'a, T>,
+    ) -> Poll<T> {
+        let mut running = match std::mem::replace(self, Self::Done) {
+            Self::Start(from) => match start(from, task) {
+                Step::Done(output) => return Poll::Ready(output),
+                Step::Running(running) => running,
+            },
+            Self::Running(running) => running,
+            Self::Done => panic!("a future was polled after it completed"),
+        };
+        match running.as_mut().poll(task) {
+            Poll::Ready(output) => Poll::Ready(output),
+            Poll::Pending => {
+                *self = Self::Running(running);
+                Poll::Pending
+            }
+        }
+    }
+}

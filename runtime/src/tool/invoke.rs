@@ -10,6 +10,7 @@
 //! together, and kept together.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
@@ -26,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::{Blocked, run_blocking};
 use super::contain::{Contained, payload_message};
 use super::failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, kinds};
+use super::future::{InPlace, Step};
 use super::output::{AsText, AsValue, Encoding};
 use super::{Observer, OutputError, Tool, ToolContext, ToolFuture, text};
 use crate::error::ToolError;
@@ -125,23 +127,17 @@ pub(crate) fn invoke<'a, F: Form>(
     invocation: Invocation<'a, 'a>,
     parent: &'a CancellationToken,
 ) -> Invoke<'a, F> {
-    Invoke(Stage::Start { invocation, parent })
+    Invoke(InPlace::Start((invocation, parent)))
 }
 
 /// The future [`invoke`] returns.
-pub(crate) struct Invoke<'a, F: Form>(Stage<'a, F>);
+pub(crate) struct Invoke<'a, F: Form>(
+    InPlace<'a, (Invocation<'a, 'a>, &'a CancellationToken), Outcome<F::Output>>,
+);
 
-enum Stage<'a, F: Form> {
-    /// Not polled yet.
-    Start {
-        invocation: Invocation<'a, 'a>,
-        parent: &'a CancellationToken,
-    },
-    /// Waiting for the tool, or for the blocking pool.
-    Running(BoxFuture<'a, Result<F::Output, Box<ToolFailure>>>),
-    /// Finished.
-    Done,
-}
+/// A call's outcome, its failure boxed as it is passed on: most calls succeed, and a
+/// `ToolFailure` is ten times the size of most outputs.
+type Outcome<T> = Result<T, Box<ToolFailure>>;
 
 /// What a call's failure needs of the call, kept until it ends. The tool's name and the
 /// call's id are the context's.
@@ -158,33 +154,21 @@ impl<F: Form> Future for Invoke<'_, F> {
     type Output = Result<F::Output, ToolFailure>;
 
     fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.get_mut();
-        let mut running = match std::mem::replace(&mut this.0, Stage::Done) {
-            Stage::Start { invocation, parent } => match start::<F>(invocation, parent, task) {
-                Started::Done(outcome) => return Poll::Ready(outcome.map_err(|failure| *failure)),
-                Started::Running(running) => running,
-            },
-            Stage::Running(running) => running,
-            Stage::Done => panic!("an invoke future was polled after it completed"),
-        };
-        match running.as_mut().poll(task) {
+        let outcome = self
+            .get_mut()
+            .0
+            .poll_with(task, |(invocation, parent), task| {
+                start::<F>(invocation, parent, task)
+            });
+        match outcome {
             Poll::Ready(outcome) => Poll::Ready(outcome.map_err(|failure| *failure)),
-            Poll::Pending => {
-                this.0 = Stage::Running(running);
-                Poll::Pending
-            }
+            Poll::Pending => Poll::Pending,
         }
     }
 }
 
-/// A call [`start`] started. Its failure is boxed, as it is passed on: most calls succeed,
-/// and a `ToolFailure` is ten times the size of most outputs.
-pub(crate) enum Started<'a, T> {
-    /// Done when first polled.
-    Done(Result<T, Box<ToolFailure>>),
-    /// Still running: to be polled next, with the task's context.
-    Running(BoxFuture<'a, Result<T, Box<ToolFailure>>>),
-}
+/// A call [`start`] started: done when first polled, or still running.
+pub(crate) type Started<'a, T> = Step<'a, Outcome<T>>;
 
 /// Starts the call: the context, the time limit (the shorter of the caller's and the tool's),
 /// the tool called and its future polled once with `task`, under `catch_unwind`. What
@@ -213,96 +197,47 @@ pub(crate) fn start<'a, F: Form>(
     let blocking = tool.is_blocking()
         && (limit.is_some() || cancellable)
         && tokio::runtime::Handle::try_current().is_ok();
-    if blocking {
-        return Started::Running(run_blocking_call::<F>(
-            Arc::clone(tool),
-            arguments,
-            Call {
-                include_error_message,
-                cx,
-                record: Record::Nothing,
-                start,
-            },
-            limit,
-        ));
-    }
-    let (record, started) = match arguments {
-        CallArguments::Borrowed(value) => (
-            Record::Value(value),
-            catch_unwind(AssertUnwindSafe(|| {
-                F::call(&**tool, value.clone(), cx.clone())
-            })),
-        ),
-        CallArguments::Owned(value) => (
-            Record::Nothing,
-            catch_unwind(AssertUnwindSafe(|| F::call(&**tool, value, cx.clone()))),
-        ),
-        CallArguments::Kept(value) => {
-            let started = catch_unwind(AssertUnwindSafe(|| {
-                F::call(&**tool, value.clone(), cx.clone())
-            }));
-            (Record::Kept(value), started)
-        }
-        CallArguments::Text(text) => (
-            Record::Text(text),
-            catch_unwind(AssertUnwindSafe(|| F::call_text(&**tool, text, cx.clone()))),
-        ),
-        CallArguments::KeptText(text) => {
-            let started = catch_unwind(AssertUnwindSafe(|| {
-                F::call_text(&**tool, &text, cx.clone())
-            }));
-            (Record::KeptText(text), started)
-        }
-    };
+    let (given, record) = arguments.split();
     let call = Call {
         include_error_message,
         cx,
         record,
         start,
     };
+    if blocking {
+        return Step::Running(run_blocking_call::<F>(Arc::clone(tool), given, call, limit));
+    }
+    let started = catch_unwind(AssertUnwindSafe(|| {
+        given.call::<F>(&**tool, call.cx.clone())
+    }));
     let mut future = match started {
         Ok(future) => Contained::new(AssertUnwindSafe(future).catch_unwind()),
-        Err(payload) => return Started::Done(call.conclude(Ran::Panicked(payload))),
+        Err(payload) => return Step::Done(call.conclude(Ran::Panicked(payload))),
     };
     // Polled here, before any timer: a call that is done at once is done within any limit,
     // as `tokio::time::timeout` would also find, polling the future before its timer.
     match Pin::new(&mut future).poll(task) {
-        Poll::Ready(Ok(result)) => return Started::Done(call.conclude(Ran::Returned(result))),
-        Poll::Ready(Err(payload)) => return Started::Done(call.conclude(Ran::Panicked(payload))),
+        Poll::Ready(Ok(result)) => return Step::Done(call.conclude(Ran::Returned(result))),
+        Poll::Ready(Err(payload)) => return Step::Done(call.conclude(Ran::Panicked(payload))),
         Poll::Pending => {}
     }
-    Started::Running(Box::pin(async move {
+    Step::Running(Box::pin(async move {
         let ran = wait(future, limit.map(|limit| (start + limit, limit))).await;
         call.conclude(ran)
     }))
 }
 
-/// Runs a sync tool's call on the blocking pool, under `limit`. `call.record` is set here.
+/// Runs a sync tool's call on the blocking pool, under `limit`.
 fn run_blocking_call<'a, F: Form>(
     tool: Arc<dyn Tool>,
-    arguments: CallArguments<'a>,
-    mut call: Call<'a>,
+    given: Given<'_>,
+    call: Call<'a>,
     limit: Option<Duration>,
-) -> BoxFuture<'a, Result<F::Output, Box<ToolFailure>>> {
-    enum Owned {
-        Value(Value),
-        Text(String),
-    }
-    let (owned, record) = match arguments {
-        CallArguments::Borrowed(value) => (Owned::Value(value.clone()), Record::Value(value)),
-        CallArguments::Owned(value) => (Owned::Value(value), Record::Nothing),
-        CallArguments::Kept(value) => (Owned::Value(value.clone()), Record::Kept(value)),
-        CallArguments::Text(text) => (Owned::Text(text.to_owned()), Record::Text(text)),
-        CallArguments::KeptText(text) => (Owned::Text(text.clone()), Record::KeptText(text)),
-    };
-    call.record = record;
-    let cx = call.cx.clone();
+) -> BoxFuture<'a, Outcome<F::Output>> {
+    let (given, cx) = (given.into_owned(), call.cx.clone());
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
     // would run any other future to its end on this thread).
-    let work = move || match owned {
-        Owned::Value(value) => futures::executor::block_on(F::call(&*tool, value, cx)),
-        Owned::Text(text) => futures::executor::block_on(F::call_text(&*tool, &text, cx)),
-    };
+    let work = move || futures::executor::block_on(given.call::<F>(&*tool, cx));
     Box::pin(async move {
         let ran = match run_blocking(work, limit).await {
             Blocked::Returned(result) => Ran::Returned(result),
@@ -315,7 +250,7 @@ fn run_blocking_call<'a, F: Form>(
 
 impl Call<'_> {
     /// The outcome of a call that ended as `ran`: the output, or the one [`ToolFailure`].
-    fn conclude<T>(self, ran: Ran<T>) -> Result<T, Box<ToolFailure>> {
+    fn conclude<T>(self, ran: Ran<T>) -> Outcome<T> {
         let Self {
             include_error_message,
             cx,
@@ -379,25 +314,71 @@ enum Ran<T> {
     PanickedWhenStopped(Duration, String),
 }
 
+/// What the tool is called with.
+enum Given<'a> {
+    Value(Value),
+    Text(Cow<'a, str>),
+}
+
+impl Given<'_> {
+    fn into_owned(self) -> Given<'static> {
+        match self {
+            Self::Value(value) => Given::Value(value),
+            Self::Text(text) => Given::Text(Cow::Owned(text.into_owned())),
+        }
+    }
+
+    /// Calls `tool` with these arguments, its output made as `F` says.
+    #[inline(always)]
+    fn call<F: Form>(self, tool: &dyn Tool, cx: ToolContext) -> ToolFuture<'_, F::Output> {
+        match self {
+            Self::Value(value) => F::call(tool, value, cx),
+            Self::Text(text) => F::call_text(tool, &text, cx),
+        }
+    }
+}
+
 /// What a failure's record keeps of the arguments.
 enum Record<'a> {
-    Value(&'a Value),
-    Kept(Value),
-    Text(&'a str),
-    KeptText(String),
+    Value(Cow<'a, Value>),
+    Text(Cow<'a, str>),
     Nothing,
+}
+
+impl<'a> CallArguments<'a> {
+    /// What the tool is called with, and what a failure's record keeps.
+    #[inline(always)]
+    fn split(self) -> (Given<'a>, Record<'a>) {
+        match self {
+            Self::Borrowed(value) => (
+                Given::Value(value.clone()),
+                Record::Value(Cow::Borrowed(value)),
+            ),
+            Self::Owned(value) => (Given::Value(value), Record::Nothing),
+            Self::Kept(value) => (
+                Given::Value(value.clone()),
+                Record::Value(Cow::Owned(value)),
+            ),
+            Self::Text(text) => (
+                Given::Text(Cow::Borrowed(text)),
+                Record::Text(Cow::Borrowed(text)),
+            ),
+            Self::KeptText(text) => (
+                Given::Text(Cow::Owned(text.clone())),
+                Record::Text(Cow::Owned(text)),
+            ),
+        }
+    }
 }
 
 impl Record<'_> {
     fn into_value(self) -> Value {
         match self {
-            Self::Value(value) => value.clone(),
-            Self::Kept(value) => value,
+            Self::Value(value) => value.into_owned(),
             // Text that is not JSON is kept as text.
             Self::Text(text) => {
-                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+                serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text.into_owned()))
             }
-            Self::KeptText(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
             Self::Nothing => Value::Null,
         }
     }

@@ -61,10 +61,12 @@ pub use validate::{ArgumentValidator, ValidatorError};
 
 pub(crate) use contain::drop_contained;
 #[cfg(feature = "mcp")]
-pub(crate) use invoke::Form;
-pub(crate) use invoke::{CallArguments, Invocation, invoke};
+pub(crate) use future::{InPlace, Step};
 #[cfg(feature = "mcp")]
-pub(crate) use invoke::{Started, start};
+pub(crate) use invoke::Form;
+#[cfg(feature = "mcp")]
+pub(crate) use invoke::start;
+pub(crate) use invoke::{CallArguments, Invocation, invoke};
 #[cfg(feature = "mcp")]
 pub(crate) use output::AsText;
 pub(crate) use output::AsValue;

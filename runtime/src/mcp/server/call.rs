@@ -8,7 +8,7 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::future::{BoxFuture, Either};
+use futures::future::Either;
 #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
 use rmcp::model::{
     CallToolResult, ContentBlock, ErrorCode, ErrorData, LoggingMessageNotificationParam,
@@ -25,9 +25,9 @@ use super::definition::{self, Output};
 use super::session::mcp_level;
 use crate::render;
 use crate::tool::{
-    AsText, AsValue, CallArguments, Deliver, Form, Forward, Invocation, Observer, Started, Tool,
-    ToolFailure, ToolUpdate, UnknownTool, Updates, drive, execute_span, kinds, record_failure,
-    start,
+    AsText, AsValue, CallArguments, Deliver, Form, Forward, InPlace, Invocation, Observer, Step,
+    Tool, ToolFailure, ToolUpdate, UnknownTool, Updates, drive, execute_span, kinds,
+    record_failure, start,
 };
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
@@ -35,24 +35,17 @@ use crate::tool::{
 /// answered with no state machine around it; one that has to wait goes on boxed.
 pub(super) struct CallTool<'s> {
     server: &'s McpServer,
-    stage: Stage<'s>,
+    /// The request is held in place until the first poll: boxing it would cost every call an
+    /// allocation.
+    stage: InPlace<'s, Request, Answered>,
 }
 
-// The request is held in place until the first poll; boxing it would cost every call an
-// allocation.
-#[allow(clippy::large_enum_variant)]
-enum Stage<'s> {
-    /// Not polled yet: the request.
-    Start {
-        name: String,
-        arguments: Value,
-        context: RequestContext<RoleServer>,
-    },
-    /// Waiting for the tool.
-    Running(BoxFuture<'s, Result<CallToolResult, ErrorData>>),
-    /// Answered.
-    Done,
-}
+/// A `tools/call` request: the tool's name, the arguments and the request's context.
+type Request = (String, Value, RequestContext<RoleServer>);
+
+/// The result the client is sent, or the protocol error for a tool that does not exist (or a
+/// cancelled request, whose reply the transport drops).
+type Answered = Result<CallToolResult, ErrorData>;
 
 impl<'s> CallTool<'s> {
     pub(super) fn new(
@@ -63,49 +56,22 @@ impl<'s> CallTool<'s> {
     ) -> Self {
         Self {
             server,
-            stage: Stage::Start {
-                name,
-                arguments,
-                context,
-            },
+            stage: InPlace::Start((name, arguments, context)),
         }
     }
 }
 
 impl Future for CallTool<'_> {
-    /// The result the client is sent, or the protocol error for a tool that does not exist
-    /// (or a cancelled request, whose reply the transport drops).
-    type Output = Result<CallToolResult, ErrorData>;
+    type Output = Answered;
 
-    fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Answered> {
         let this = self.get_mut();
-        let mut running = match std::mem::replace(&mut this.stage, Stage::Done) {
-            Stage::Start {
-                name,
-                arguments,
-                context,
-            } => match this.server.begin(name, arguments, context, task) {
-                Begun::Answered(answer) => return Poll::Ready(answer),
-                Begun::Running(running) => running,
-            },
-            Stage::Running(running) => running,
-            Stage::Done => panic!("a tools/call future was polled after it completed"),
-        };
-        match running.as_mut().poll(task) {
-            Poll::Ready(answer) => Poll::Ready(answer),
-            Poll::Pending => {
-                this.stage = Stage::Running(running);
-                Poll::Pending
-            }
-        }
+        let server = this.server;
+        this.stage
+            .poll_with(task, |(name, arguments, context), task| {
+                server.begin(name, arguments, context, task)
+            })
     }
-}
-
-/// A call [`McpServer::begin`] began.
-enum Begun<'s> {
-    Answered(Result<CallToolResult, ErrorData>),
-    /// Not polled yet.
-    Running(BoxFuture<'s, Result<CallToolResult, ErrorData>>),
 }
 
 /// What answering a call needs besides the tool's outcome.
@@ -127,7 +93,7 @@ impl McpServer {
         arguments: Value,
         context: RequestContext<RoleServer>,
         task: &mut Context<'_>,
-    ) -> Begun<'s> {
+    ) -> Step<'s, Answered> {
         let inner = &self.inner;
         let RequestContext {
             ct: token,
@@ -159,7 +125,7 @@ impl McpServer {
             failure.elapsed = start.elapsed();
             self.report(&span, &failure);
             // The protocol's answer to an unknown tool is an error, not a tool result.
-            return Begun::Answered(Err(ErrorData::invalid_params(text, None)));
+            return Step::Done(Err(ErrorData::invalid_params(text, None)));
         };
 
         // Progress goes to a client that sent a token for it, log lines to one that asked for
@@ -265,21 +231,21 @@ impl<'s> Answer<'s> {
         watch: Option<(Updates, Notify<'s>)>,
         task: &mut Context<'_>,
         to_result: impl FnOnce(F::Output, &tracing::Span) -> CallToolResult + Send + 's,
-    ) -> Begun<'s> {
+    ) -> Step<'s, Answered> {
         let call_id = invocation.call_id;
         let started = {
             let _entered = self.span.enter();
             start::<F>(invocation, &self.token, task)
         };
         let (running, watch) = match (started, watch) {
-            (Started::Done(outcome), None) => {
-                return Begun::Answered(self.answer(Some(outcome), call_id, to_result));
+            (Step::Done(outcome), None) => {
+                return Step::Done(self.answer(Some(outcome), call_id, to_result));
             }
-            (Started::Done(outcome), watch) => (Either::Left(std::future::ready(outcome)), watch),
-            (Started::Running(running), watch) => (Either::Right(running), watch),
+            (Step::Done(outcome), watch) => (Either::Left(std::future::ready(outcome)), watch),
+            (Step::Running(running), watch) => (Either::Right(running), watch),
         };
         let call_id = call_id.to_owned();
-        Begun::Running(Box::pin(async move {
+        Step::Running(Box::pin(async move {
             let running = running.instrument(self.span.clone());
             let outcome = match watch {
                 None => self.server.finish(running, &self.token).await,
@@ -299,7 +265,7 @@ impl<'s> Answer<'s> {
         outcome: Option<Result<T, Box<ToolFailure>>>,
         call_id: &str,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Answered {
         let Self {
             server,
             token,
