@@ -14,8 +14,8 @@ use crate::LogLevel;
 use crate::model::ToolCall;
 use crate::render;
 use crate::tool::{
-    AsValue, CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolFailure, UnknownTool,
-    drive, execute_span, invoke, kinds, record_failure,
+    AsValue, CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolContext, ToolFailure,
+    UnknownTool, drive, execute_span, invoke, kinds, record_failure,
 };
 
 /// How one call ended.
@@ -94,17 +94,17 @@ pub(super) async fn execute(
                 logs: events.is_some().then_some(LogLevel::Debug),
             };
             let (observer, updates) = Observer::new(&span, forward).unzip();
+            let cx = ToolContext::child_of(&call.id, name, token.clone(), observer);
             let invocation = Invocation {
                 tool,
-                name,
-                call_id: &call.id,
+                cx: &cx,
+                start,
                 arguments,
                 limit: inner.failure_options.timeout,
                 include_error_message: inner.failure_options.include_error_message,
                 cancellable,
-                observer,
             };
-            let run = invoke::<AsValue>(invocation, token).instrument(span.clone());
+            let run = invoke::<AsValue>(invocation).instrument(span.clone());
             match events {
                 Some(events) => {
                     drive(run, updates.flatten(), &mut ToolEvents { events, call }).await

@@ -84,18 +84,18 @@ impl ToolContext {
     }
 
     /// A context whose cancellation token, when it is made, is a child of `parent`, and whose
-    /// reports go to `observer`.
+    /// reports go to `observer`. It holds `parent` (the caller's [`parent`](Self::parent)).
     pub(crate) fn child_of(
         call_id: &str,
         tool_name: &Arc<str>,
-        parent: &CancellationToken,
+        parent: CancellationToken,
         observer: Option<Arc<Observer>>,
     ) -> Self {
         Self {
             shared: Arc::new(Shared {
                 call_id: CallId::new(call_id),
                 tool_name: Some(Arc::clone(tool_name)),
-                parent: Some(parent.clone()),
+                parent: Some(parent),
                 token: OnceLock::new(),
                 observer,
             }),
@@ -173,6 +173,12 @@ impl ToolContext {
         if let Some(observer) = &self.shared.observer {
             observer.log(level, &message);
         }
+    }
+
+    /// The token whose child [`cancellation`](Self::cancellation) is: the run's or the
+    /// request's, for a context made by [`child_of`](Self::child_of).
+    pub(crate) fn parent(&self) -> Option<&CancellationToken> {
+        self.shared.parent.as_ref()
     }
 
     /// Tells the tool the call was abandoned (it timed out, or its run ended while it ran).
@@ -274,7 +280,7 @@ mod tests {
             "é".repeat(15).as_str(),
             &"x".repeat(31),
         ] {
-            let cx = ToolContext::child_of(id, &name, &parent, None);
+            let cx = ToolContext::child_of(id, &name, parent.clone(), None);
             assert_eq!(cx.call_id(), id);
             let token = CancellationToken::new();
             assert_eq!(cx.with_cancellation(token).call_id(), id);
@@ -286,12 +292,12 @@ mod tests {
     fn a_child_token_follows_its_parent_also_when_made_late() {
         let parent = CancellationToken::new();
         let name: Arc<str> = Arc::from("t");
-        let cx = ToolContext::child_of("c1", &name, &parent, None);
+        let cx = ToolContext::child_of("c1", &name, parent.clone(), None);
         parent.cancel();
         assert!(cx.cancellation().is_cancelled());
 
         let parent = CancellationToken::new();
-        let cx = ToolContext::child_of("c2", &name, &parent, None);
+        let cx = ToolContext::child_of("c2", &name, parent.clone(), None);
         cx.abandon();
         assert!(cx.cancellation().is_cancelled());
         assert!(!parent.is_cancelled());

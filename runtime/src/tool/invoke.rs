@@ -22,14 +22,13 @@ use futures::FutureExt;
 use futures::future::{BoxFuture, CatchUnwind};
 use serde_json::Value;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
 use super::blocking::{Blocked, run_blocking};
 use super::contain::{Contained, payload_message};
 use super::failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, kinds};
 use super::future::{InPlace, Step};
 use super::output::{AsText, AsValue, Encoding};
-use super::{Observer, OutputError, Tool, ToolContext, ToolFuture, text};
+use super::{OutputError, Tool, ToolContext, ToolFuture, text};
 use crate::error::ToolError;
 use crate::render;
 
@@ -91,31 +90,32 @@ impl Form for AsText {
     }
 }
 
-/// One call to run. What it borrows for `'a` a running call holds on to; the call's id, `'b`,
-/// is copied into its context when it starts.
+/// One call to run. What it borrows for `'a` a running call holds on to; its context, `'b`, is
+/// the caller's, which the tool gets a clone of when the call starts.
 pub(crate) struct Invocation<'a, 'b> {
     /// The tool.
     pub(crate) tool: &'a Arc<dyn Tool>,
-    /// Its name, as the tool set keeps it (shared with the call's context, not copied).
-    pub(crate) name: &'a Arc<str>,
-    /// The id of the call.
-    pub(crate) call_id: &'b str,
+    /// The call's context, made by the caller ([`ToolContext::child_of`]): the tool's name and
+    /// the call's id, the token whose child the tool's is, who watches its reports.
+    pub(crate) cx: &'b ToolContext,
+    /// When the call started, on the runtime's clock: a call stopped at its limit reports the
+    /// limit as its elapsed time, also when the clock is paused in tests.
+    pub(crate) start: Instant,
     /// The arguments.
     pub(crate) arguments: CallArguments<'a>,
     /// The caller's time limit for any call; the tool's own applies when it is shorter.
     pub(crate) limit: Option<Duration>,
     /// Show the model a failure's message after its kind.
     pub(crate) include_error_message: bool,
-    /// Whether someone can cancel `parent` (the caller's run or request token): a sync tool
-    /// then runs on the blocking pool, so that the cancellation does not wait for it.
+    /// Whether someone can cancel the context's parent token (the caller's run or request
+    /// token): a sync tool then runs on the blocking pool, so that the cancellation does not
+    /// wait for it.
     pub(crate) cancellable: bool,
-    /// Who watches the call's progress and log lines, if anyone.
-    pub(crate) observer: Option<Arc<Observer>>,
 }
 
-/// Runs `invocation`, whose tool's token is a child of `parent`. Never panics; never returns
-/// early because `parent` was cancelled (the caller selects on it, and may drop this future at
-/// any point: the tool's future is then dropped, a panic in its `Drop` contained).
+/// Runs `invocation`. Never panics; never returns early because the context's parent token was
+/// cancelled (the caller selects on it, and may drop this future at any point: the tool's
+/// future is then dropped, a panic in its `Drop` contained).
 ///
 /// The output is made as `F` says: `invoke::<AsValue>` for a `Value`.
 ///
@@ -123,17 +123,12 @@ pub(crate) struct Invocation<'a, 'b> {
 /// once, in place, so a call that is done then (a sync tool, or an async one that never waits)
 /// finishes with no state machine around it. A call that has to wait goes on in a boxed
 /// future that holds the time limit and the contained tool future.
-pub(crate) fn invoke<'a, F: Form>(
-    invocation: Invocation<'a, 'a>,
-    parent: &'a CancellationToken,
-) -> Invoke<'a, F> {
-    Invoke(InPlace::Start((invocation, parent)))
+pub(crate) fn invoke<'a, F: Form>(invocation: Invocation<'a, 'a>) -> Invoke<'a, F> {
+    Invoke(InPlace::Start(invocation))
 }
 
 /// The future [`invoke`] returns.
-pub(crate) struct Invoke<'a, F: Form>(
-    InPlace<'a, (Invocation<'a, 'a>, &'a CancellationToken), Outcome<F::Output>>,
-);
+pub(crate) struct Invoke<'a, F: Form>(InPlace<'a, Invocation<'a, 'a>, Outcome<F::Output>>);
 
 /// A call's outcome, its failure boxed as it is passed on: most calls succeed, and a
 /// `ToolFailure` is ten times the size of most outputs.
@@ -141,12 +136,10 @@ type Outcome<T> = Result<T, Box<ToolFailure>>;
 
 /// What a call's failure needs of the call, kept until it ends. The tool's name and the
 /// call's id are the context's.
-struct Call<'a> {
+struct Call<'a, 'b> {
     include_error_message: bool,
-    cx: ToolContext,
+    cx: &'b ToolContext,
     record: Record<'a>,
-    /// When the call started, on the runtime's clock: a call stopped at its limit reports the
-    /// limit as its elapsed time, also when the clock is paused in tests.
     start: Instant,
 }
 
@@ -157,9 +150,7 @@ impl<F: Form> Future for Invoke<'_, F> {
         let outcome = self
             .get_mut()
             .0
-            .poll_with(task, |(invocation, parent), task| {
-                start::<F>(invocation, parent, task)
-            });
+            .poll_with(task, |invocation, task| start::<F>(invocation, task));
         match outcome {
             Poll::Ready(outcome) => Poll::Ready(outcome.map_err(|failure| *failure)),
             Poll::Pending => Poll::Pending,
@@ -170,30 +161,28 @@ impl<F: Form> Future for Invoke<'_, F> {
 /// A call [`start`] started: done when first polled, or still running.
 pub(crate) type Started<'a, T> = Step<'a, Outcome<T>>;
 
-/// Starts the call: the context, the time limit (the shorter of the caller's and the tool's),
-/// the tool called and its future polled once with `task`, under `catch_unwind`. What
-/// [`invoke`]'s future does when first polled, for a caller that polls in place.
+/// Starts the call: the time limit (the shorter of the caller's and the tool's), the tool
+/// called with a clone of the context and its future polled once with `task`, under
+/// `catch_unwind`. What [`invoke`]'s future does when first polled, for a caller that polls in
+/// place.
+#[inline(always)]
 pub(crate) fn start<'a, F: Form>(
     invocation: Invocation<'a, '_>,
-    parent: &CancellationToken,
     task: &mut Context<'_>,
 ) -> Started<'a, F::Output> {
     let Invocation {
         tool,
-        name,
-        call_id,
+        cx,
+        start,
         arguments,
         limit,
         include_error_message,
         cancellable,
-        observer,
     } = invocation;
-    let cx = ToolContext::child_of(call_id, name, parent, observer);
     let limit = match (limit, tool.timeout()) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    let start = Instant::now();
     let blocking = tool.is_blocking()
         && (limit.is_some() || cancellable)
         && tokio::runtime::Handle::try_current().is_ok();
@@ -207,22 +196,31 @@ pub(crate) fn start<'a, F: Form>(
     if blocking {
         return Step::Running(run_blocking_call::<F>(Arc::clone(tool), given, call, limit));
     }
-    let started = catch_unwind(AssertUnwindSafe(|| {
-        given.call::<F>(&**tool, call.cx.clone())
-    }));
+    let started = catch_unwind(AssertUnwindSafe(|| given.call::<F>(&**tool, cx.clone())));
     let mut future = match started {
         Ok(future) => Contained::new(AssertUnwindSafe(future).catch_unwind()),
-        Err(payload) => return Step::Done(call.conclude(Ran::Panicked(payload))),
+        Err(payload) => return Step::Done(call.conclude(Err(Ending::Panicked(payload)))),
     };
     // Polled here, before any timer: a call that is done at once is done within any limit,
     // as `tokio::time::timeout` would also find, polling the future before its timer.
     match Pin::new(&mut future).poll(task) {
-        Poll::Ready(Ok(result)) => return Step::Done(call.conclude(Ran::Returned(result))),
-        Poll::Ready(Err(payload)) => return Step::Done(call.conclude(Ran::Panicked(payload))),
+        Poll::Ready(Ok(result)) => return Step::Done(call.conclude(returned(result))),
+        Poll::Ready(Err(payload)) => {
+            return Step::Done(call.conclude(Err(Ending::Panicked(payload))));
+        }
         Poll::Pending => {}
     }
+    // The call goes on after `start` returns: it keeps a context of its own, to tell the tool
+    // when it is abandoned.
+    let (cx, record) = (cx.clone(), call.record);
     Step::Running(Box::pin(async move {
         let ran = wait(future, limit.map(|limit| (start + limit, limit))).await;
+        let call = Call {
+            include_error_message,
+            cx: &cx,
+            record,
+            start,
+        };
         call.conclude(ran)
     }))
 }
@@ -231,26 +229,46 @@ pub(crate) fn start<'a, F: Form>(
 fn run_blocking_call<'a, F: Form>(
     tool: Arc<dyn Tool>,
     given: Given<'_>,
-    call: Call<'a>,
+    call: Call<'a, '_>,
     limit: Option<Duration>,
 ) -> BoxFuture<'a, Outcome<F::Output>> {
     let (given, cx) = (given.into_owned(), call.cx.clone());
+    let Call {
+        include_error_message,
+        record,
+        start,
+        ..
+    } = call;
+    let kept = cx.clone();
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
     // would run any other future to its end on this thread).
     let work = move || futures::executor::block_on(given.call::<F>(&*tool, cx));
     Box::pin(async move {
         let ran = match run_blocking(work, limit).await {
-            Blocked::Returned(result) => Ran::Returned(result),
-            Blocked::Panicked(payload) => Ran::Panicked(payload),
-            Blocked::TimedOut(limit) => Ran::TimedOut(limit),
+            Blocked::Returned(result) => returned(result),
+            Blocked::Panicked(payload) => Err(Ending::Panicked(payload)),
+            Blocked::TimedOut(limit) => Err(Ending::TimedOut(limit)),
+        };
+        let call = Call {
+            include_error_message,
+            cx: &kept,
+            record,
+            start,
         };
         call.conclude(ran)
     })
 }
 
-impl Call<'_> {
+impl Call<'_, '_> {
     /// The outcome of a call that ended as `ran`: the output, or the one [`ToolFailure`].
+    #[inline]
     fn conclude<T>(self, ran: Ran<T>) -> Outcome<T> {
+        ran.map_err(|ending| self.failed(ending))
+    }
+
+    /// The one [`ToolFailure`] of a call that ended as `ending`.
+    #[cold]
+    fn failed(self, ending: Ending) -> Box<ToolFailure> {
         let Self {
             include_error_message,
             cx,
@@ -264,18 +282,12 @@ impl Call<'_> {
             failure.elapsed = start.elapsed();
             failure
         };
-        match ran {
-            Ran::Returned(Ok(value)) => Ok(value),
-            Ran::Returned(Err(error)) => Err(failure(tool_error(
-                name,
-                call_id,
-                error,
-                include_error_message,
-            ))),
-            Ran::Panicked(payload) => {
-                Err(failure(panicked(name, call_id, payload_message(payload))))
+        match ending {
+            Ending::Error(error) => {
+                failure(tool_error(name, call_id, error, include_error_message))
             }
-            Ran::PanickedWhenStopped(limit, message) => {
+            Ending::Panicked(payload) => failure(panicked(name, call_id, payload_message(payload))),
+            Ending::PanickedWhenStopped(limit, message) => {
                 cx.abandon();
                 let message = format!(
                     "{message} (as it was stopped after its time limit of {})",
@@ -283,9 +295,9 @@ impl Call<'_> {
                 );
                 let mut panicked = panicked(name, call_id, message);
                 panicked.timed_out = true;
-                Err(failure(panicked))
+                failure(panicked)
             }
-            Ran::TimedOut(limit) => {
+            Ending::TimedOut(limit) => {
                 cx.abandon();
                 let mut timed_out = ToolFailure::new(
                     name,
@@ -299,19 +311,29 @@ impl Call<'_> {
                 );
                 timed_out.timed_out = true;
                 timed_out.effect = EffectOutcome::Unknown;
-                Err(failure(timed_out))
+                failure(timed_out)
             }
         }
     }
 }
 
-/// How running the tool ended.
-enum Ran<T> {
-    Returned(Result<T, ToolError>),
+/// How running the tool ended: its output, or how it did not give one.
+type Ran<T> = Result<T, Ending>;
+
+/// How a call ended without an output.
+enum Ending {
+    /// The tool returned an error.
+    Error(ToolError),
     Panicked(Box<dyn Any + Send>),
     TimedOut(Duration),
     /// Timed out, and panicked as it was stopped (in its future's `Drop`).
     PanickedWhenStopped(Duration, String),
+}
+
+/// What the tool returned, as a [`Ran`].
+#[inline]
+fn returned<T>(result: Result<T, ToolError>) -> Ran<T> {
+    result.map_err(Ending::Error)
 }
 
 /// What the tool is called with.
@@ -392,17 +414,17 @@ async fn wait<T>(
 ) -> Ran<T> {
     match deadline {
         Some((deadline, limit)) => match tokio::time::timeout_at(deadline, &mut future).await {
-            Ok(Ok(result)) => Ran::Returned(result),
-            Ok(Err(payload)) => Ran::Panicked(payload),
+            Ok(Ok(result)) => returned(result),
+            Ok(Err(payload)) => Err(Ending::Panicked(payload)),
             // Stopped here, not later: a future that panics as it is dropped is a panic.
             Err(_) => match future.stop() {
-                None => Ran::TimedOut(limit),
-                Some(payload) => Ran::PanickedWhenStopped(limit, payload),
+                None => Err(Ending::TimedOut(limit)),
+                Some(payload) => Err(Ending::PanickedWhenStopped(limit, payload)),
             },
         },
         None => match future.await {
-            Ok(result) => Ran::Returned(result),
-            Err(payload) => Ran::Panicked(payload),
+            Ok(result) => returned(result),
+            Err(payload) => Err(Ending::Panicked(payload)),
         },
     }
 }

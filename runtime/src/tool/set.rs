@@ -41,14 +41,14 @@ pub(crate) struct ToolSet {
     /// Each tool's validator, when its schema carries constraints.
     validators: Vec<Option<Arc<ArgumentValidator>>>,
     /// Each tool's position in `tools`, by its name. A call's context shares the name.
-    index: HashMap<Arc<str>, usize>,
+    index: HashMap<Arc<str>, usize, foldhash::fast::RandomState>,
 }
 
 impl ToolSet {
     /// Checks `tools`, compiles the validator of each whose schema carries constraints, and
     /// indexes them.
     pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> Result<Self, ToolSetError> {
-        let mut index = HashMap::with_capacity(tools.len());
+        let mut index = HashMap::with_capacity_and_hasher(tools.len(), Default::default());
         let mut validators = Vec::with_capacity(tools.len());
         for (i, tool) in tools.iter().enumerate() {
             let definition = tool.definition();

@@ -26,18 +26,20 @@ use super::session::mcp_level;
 use crate::render;
 use crate::tool::{
     AsText, AsValue, CallArguments, Deliver, Form, Forward, InPlace, Invocation, Observer, Step,
-    Tool, ToolFailure, ToolUpdate, UnknownTool, Updates, drive, execute_span, kinds,
+    Tool, ToolContext, ToolFailure, ToolUpdate, UnknownTool, Updates, drive, execute_span, kinds,
     record_failure, start,
 };
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
 /// then (a sync tool, or an async one that never waits, nobody watching its reports) is
 /// answered with no state machine around it; one that has to wait goes on boxed.
-pub(super) struct CallTool<'s> {
+/// Its output is the result made into `R`, as the handler answers with it.
+pub(super) struct CallTool<'s, R> {
     server: &'s McpServer,
     /// The request is held in place until the first poll: boxing it would cost every call an
     /// allocation.
     stage: InPlace<'s, Request, Answered>,
+    into: fn(CallToolResult) -> R,
 }
 
 /// A `tools/call` request: the tool's name, the arguments and the request's context.
@@ -47,46 +49,77 @@ type Request = (String, Value, RequestContext<RoleServer>);
 /// cancelled request, whose reply the transport drops).
 type Answered = Result<CallToolResult, ErrorData>;
 
-impl<'s> CallTool<'s> {
+impl<'s, R> CallTool<'s, R> {
+    /// The call of the tool `name`, its result made into `R` with `into`.
     pub(super) fn new(
         server: &'s McpServer,
         name: String,
         arguments: Value,
         context: RequestContext<RoleServer>,
+        into: fn(CallToolResult) -> R,
     ) -> Self {
         Self {
             server,
             stage: InPlace::Start((name, arguments, context)),
+            into,
         }
     }
 }
 
-impl Future for CallTool<'_> {
-    type Output = Answered;
+impl<R> Future for CallTool<'_, R> {
+    type Output = Result<R, ErrorData>;
 
-    fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Answered> {
+    fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let server = this.server;
+        let into = this.into;
         this.stage
             .poll_with(task, |(name, arguments, context), task| {
                 server.begin(name, arguments, context, task)
             })
+            .map_ok(into)
+    }
+}
+
+/// The call to run, but for its context, which its [`Answer`] holds.
+struct Call<'s> {
+    tool: &'s Arc<dyn Tool>,
+    start: Instant,
+    arguments: CallArguments<'s>,
+    limit: Option<std::time::Duration>,
+    include_error_message: bool,
+}
+
+impl<'s> Call<'s> {
+    /// The call, with its context.
+    #[inline(always)]
+    fn with(self, cx: &ToolContext) -> Invocation<'s, '_> {
+        Invocation {
+            tool: self.tool,
+            cx,
+            start: self.start,
+            arguments: self.arguments,
+            limit: self.limit,
+            include_error_message: self.include_error_message,
+            // The client can cancel the request.
+            cancellable: true,
+        }
     }
 }
 
 /// What answering a call needs besides the tool's outcome.
 struct Answer<'s> {
     server: &'s McpServer,
-    /// The request's token, the parent of the tool's: the client's `notifications/cancelled`
-    /// reaches the tool.
-    token: CancellationToken,
+    /// The call's context, which holds the request's token as the parent of the tool's: the
+    /// client's `notifications/cancelled` reaches the tool.
+    cx: ToolContext,
     span: tracing::Span,
-    name: String,
     start: Instant,
 }
 
 impl McpServer {
     /// Begins one `tools/call`, polling the tool in place with `task`.
+    #[inline(always)]
     fn begin<'s>(
         &'s self,
         name: String,
@@ -130,7 +163,12 @@ impl McpServer {
 
         // Progress goes to a client that sent a token for it, log lines to one that asked for
         // them, both to the span when it is enabled; a call nobody watches has no observer.
-        let progress_token = meta.get_progress_token();
+        // Most requests carry no `_meta` (or none of these keys): an empty one is not searched.
+        let progress_token = if meta.0.0.is_empty() {
+            None
+        } else {
+            meta.get_progress_token()
+        };
         let forward = Forward {
             progress: progress_token.is_some(),
             logs: self.session.log_level(&meta),
@@ -144,15 +182,12 @@ impl McpServer {
             arguments if inner.on_failure.is_empty() => CallArguments::Owned(arguments),
             arguments => CallArguments::Kept(arguments),
         };
-        let invocation = Invocation {
+        let call = Call {
             tool,
-            name: tool_name,
-            call_id,
+            start,
             arguments,
             limit: inner.timeout,
             include_error_message: inner.include_error_message,
-            cancellable: true,
-            observer,
         };
         let watch = updates.flatten().map(|updates| {
             let notify = Notify {
@@ -164,18 +199,17 @@ impl McpServer {
         });
         let answer = Answer {
             server: self,
-            token,
+            // The context holds the request's token, moved rather than shared.
+            cx: ToolContext::child_of(call_id, tool_name, token, observer),
             span,
-            name,
             start,
         };
+        drop(name);
         // A tool with an output schema has its output made a `Value`, for `structuredContent`
         // and the text; one without has it written straight to text.
         match inner.outputs[position] {
-            None => {
-                answer.begin::<AsText>(invocation, watch, task, |text, _| success_text(text, None))
-            }
-            Some(shape) => answer.begin::<AsValue>(invocation, watch, task, move |output, span| {
+            None => answer.begin::<AsText>(call, watch, task, |text, _| success_text(text, None)),
+            Some(shape) => answer.begin::<AsValue>(call, watch, task, move |output, span| {
                 success(tool, shape, output, span)
             }),
         }
@@ -221,62 +255,63 @@ impl McpServer {
 }
 
 impl<'s> Answer<'s> {
-    /// Starts `invocation` with its output made as `F` says, under the call's span: answered at
-    /// once when it is done and nobody watches its reports; otherwise a future that passes the
-    /// reports on to the client while the call runs (`watch`), and answers at its end.
-    /// `to_result` makes the output the client's result.
+    /// Starts `call` with the call's context, its output made as `F` says, under the call's
+    /// span: answered at once when it is done and nobody watches its reports; otherwise a
+    /// future that passes the reports on to the client while the call runs (`watch`), and
+    /// answers at its end. `to_result` makes the output the client's result.
+    #[inline(always)]
     fn begin<F: Form>(
         self,
-        invocation: Invocation<'s, '_>,
+        call: Call<'s>,
         watch: Option<(Updates, Notify<'s>)>,
         task: &mut Context<'_>,
         to_result: impl FnOnce(F::Output, &tracing::Span) -> CallToolResult + Send + 's,
     ) -> Step<'s, Answered> {
-        let call_id = invocation.call_id;
         let started = {
             let _entered = self.span.enter();
-            start::<F>(invocation, &self.token, task)
+            start::<F>(call.with(&self.cx), task)
         };
         let (running, watch) = match (started, watch) {
             (Step::Done(outcome), None) => {
-                return Step::Done(self.answer(Some(outcome), call_id, to_result));
+                return Step::Done(self.answer(Some(outcome), to_result));
             }
             (Step::Done(outcome), watch) => (Either::Left(std::future::ready(outcome)), watch),
             (Step::Running(running), watch) => (Either::Right(running), watch),
         };
-        let call_id = call_id.to_owned();
         Step::Running(Box::pin(async move {
             let running = running.instrument(self.span.clone());
+            let token = self.token();
             let outcome = match watch {
-                None => self.server.finish(running, &self.token).await,
+                None => self.server.finish(running, token).await,
                 Some((updates, mut notify)) => {
                     let observed = pin!(drive(running, Some(updates), &mut notify));
-                    self.server.finish(observed, &self.token).await
+                    self.server.finish(observed, token).await
                 }
             };
-            self.answer(outcome, &call_id, to_result)
+            self.answer(outcome, to_result)
         }))
+    }
+
+    /// The request's token.
+    fn token(&self) -> &CancellationToken {
+        self.cx
+            .parent()
+            .expect("a tools/call's context holds the request's token")
     }
 
     /// The client's answer to a call that ended with `outcome` (`None`: the request was
     /// cancelled first).
+    #[inline(always)]
     fn answer<T>(
         self,
         outcome: Option<Result<T, Box<ToolFailure>>>,
-        call_id: &str,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
     ) -> Answered {
-        let Self {
-            server,
-            token,
-            span,
-            name,
-            start,
-        } = self;
         // A cancelled request stays cancelled, whatever the tool made of its token.
-        let Some(outcome) = outcome.filter(|_| !token.is_cancelled()) else {
-            return Err(cancelled(&span, &name, call_id, start));
+        let Some(outcome) = outcome.filter(|_| !self.token().is_cancelled()) else {
+            return Err(cancelled(&self.span, &self.cx, self.start));
         };
+        let Self { server, span, .. } = self;
         match outcome {
             Ok(output) => Ok(to_result(output, &span)),
             Err(failure) => {
@@ -317,6 +352,7 @@ fn success(
 }
 
 /// The result of a call that succeeded, with `text` as its content.
+#[inline(always)]
 fn success_text(text: String, structured: Option<Value>) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = structured;
@@ -362,12 +398,12 @@ impl Deliver for Notify<'_> {
 
 /// Records a call the client cancelled. Not a failure: no hook hears of it. The reply is
 /// dropped by the transport, as the protocol says.
-fn cancelled(span: &tracing::Span, tool: &str, call_id: &str, start: Instant) -> ErrorData {
+fn cancelled(span: &tracing::Span, cx: &ToolContext, start: Instant) -> ErrorData {
     span.record("reticent.tool.cancelled", true);
     tracing::info!(
         parent: span,
-        tool = %render::name(tool),
-        call_id = %call_id,
+        tool = %render::name(cx.tool_name()),
+        call_id = %cx.call_id(),
         elapsed = ?start.elapsed(),
         "the client cancelled the call; the tool was stopped"
     );

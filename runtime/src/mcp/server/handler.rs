@@ -3,7 +3,6 @@
 
 use std::future::Future;
 
-use futures::TryFutureExt;
 use rmcp::ServerHandler;
 #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
 use rmcp::model::{
@@ -65,8 +64,13 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        CallTool::new(self, request.name.into_owned(), arguments, context)
-            .map_ok(CallToolResponse::from)
+        CallTool::new(
+            self,
+            request.name.into_owned(),
+            arguments,
+            context,
+            CallToolResponse::from,
+        )
     }
 
     /// A `tools/call` whose `arguments` is not an object does not decode as one, and arrives
@@ -105,7 +109,8 @@ impl ServerHandler for McpServer {
         let modern = context
             .protocol_version()
             .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        let mut result = CallTool::new(self, name, arguments, context).await?;
+        let mut result =
+            CallTool::new(self, name, arguments, context, std::convert::identity).await?;
         if !modern {
             // As rmcp does for the results it sends itself.
             result.result_type = None;

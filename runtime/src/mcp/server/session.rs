@@ -42,7 +42,12 @@ impl Session {
     /// 2026-07-28 way), else the one it set for the session (`logging/setLevel`). `None` — no
     /// lines — when it asked for neither: a client opts in to log lines.
     pub(crate) fn log_level(&self, meta: &RequestMetaObject) -> Option<LogLevel> {
-        let rank = match meta.log_level() {
+        let requested = if meta.0.0.is_empty() {
+            None
+        } else {
+            meta.log_level()
+        };
+        let rank = match requested {
             Some(level) => rank(level),
             None => self.log_level.load(Ordering::Relaxed).checked_sub(1)?,
         };
