@@ -42,13 +42,20 @@ pub(crate) struct ToolSet {
     validators: Vec<Option<Arc<ArgumentValidator>>>,
     /// Each tool's position in `tools`, by its name. A call's context shares the name.
     index: HashMap<Arc<str>, usize, foldhash::fast::RandomState>,
+    /// The names, in the tools' order: a set of a few tools is searched by comparing them,
+    /// which costs less than hashing the name.
+    names: Box<[Arc<str>]>,
 }
+
+/// The most tools a set searches by comparing names rather than through its index.
+const COMPARED: usize = 8;
 
 impl ToolSet {
     /// Checks `tools`, compiles the validator of each whose schema carries constraints, and
     /// indexes them.
     pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> Result<Self, ToolSetError> {
         let mut index = HashMap::with_capacity_and_hasher(tools.len(), Default::default());
+        let mut names = Vec::with_capacity(tools.len());
         let mut validators = Vec::with_capacity(tools.len());
         for (i, tool) in tools.iter().enumerate() {
             let definition = tool.definition();
@@ -58,10 +65,9 @@ impl ToolSet {
             if definition.parameters.get("type") != Some(&serde_json::Value::from("object")) {
                 return Err(ToolSetError::NotAnObjectSchema(definition.name.clone()));
             }
-            if index
-                .insert(Arc::from(definition.name.as_str()), i)
-                .is_some()
-            {
+            let name: Arc<str> = Arc::from(definition.name.as_str());
+            names.push(Arc::clone(&name));
+            if index.insert(name, i).is_some() {
                 return Err(ToolSetError::Duplicate(definition.name.clone()));
             }
             let validator = ArgumentValidator::new(&definition.parameters).map_err(|error| {
@@ -82,6 +88,7 @@ impl ToolSet {
             originals: tools,
             validators,
             index,
+            names: names.into(),
         })
     }
 
@@ -120,13 +127,17 @@ impl ToolSet {
     /// [`get`](Self::get), with the tool's position among the tools: for a consumer that
     /// keeps something per tool in the same order.
     pub(crate) fn find(&self, name: &str) -> Option<(usize, &Arc<str>, &Arc<dyn Tool>)> {
-        let (name, &i) = self.index.get_key_value(name)?;
-        Some((i, name, &self.tools[i]))
+        let i = if self.names.len() <= COMPARED {
+            self.names.iter().position(|known| **known == *name)?
+        } else {
+            *self.index.get(name)?
+        };
+        Some((i, &self.names[i], &self.tools[i]))
     }
 
     /// Whether a tool is named `name`.
     pub(crate) fn contains(&self, name: &str) -> bool {
-        self.index.contains_key(name)
+        self.find(name).is_some()
     }
 
     /// The tools, in the order they were added (the MCP server lists them).

@@ -272,8 +272,10 @@ impl<'s> Answer<'s> {
             start::<F>(call.with(&self.cx), task)
         };
         let (running, watch) = match (started, watch) {
+            // Done before anyone could stop it: answered, also when the client cancelled the
+            // request meanwhile (the transport then drops the answer).
             (Step::Done(outcome), None) => {
-                return Step::Done(self.answer(Some(outcome), to_result));
+                return Step::Done(self.answer(outcome, to_result));
             }
             (Step::Done(outcome), watch) => (Either::Left(std::future::ready(outcome)), watch),
             (Step::Running(running), watch) => (Either::Right(running), watch),
@@ -288,7 +290,11 @@ impl<'s> Answer<'s> {
                     self.server.finish(observed, token).await
                 }
             };
-            self.answer(outcome, to_result)
+            // A cancelled request stays cancelled, whatever the tool made of its token.
+            match outcome.filter(|_| !self.token().is_cancelled()) {
+                Some(outcome) => self.answer(outcome, to_result),
+                None => Err(cancelled(&self.span, &self.cx, self.start)),
+            }
         }))
     }
 
@@ -299,18 +305,13 @@ impl<'s> Answer<'s> {
             .expect("a tools/call's context holds the request's token")
     }
 
-    /// The client's answer to a call that ended with `outcome` (`None`: the request was
-    /// cancelled first).
+    /// The client's answer to a call that ended with `outcome`.
     #[inline(always)]
     fn answer<T>(
         self,
-        outcome: Option<Result<T, Box<ToolFailure>>>,
+        outcome: Result<T, Box<ToolFailure>>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
     ) -> Answered {
-        // A cancelled request stays cancelled, whatever the tool made of its token.
-        let Some(outcome) = outcome.filter(|_| !self.token().is_cancelled()) else {
-            return Err(cancelled(&self.span, &self.cx, self.start));
-        };
         let Self { server, span, .. } = self;
         match outcome {
             Ok(output) => Ok(to_result(output, &span)),
