@@ -160,3 +160,60 @@ pub(crate) fn is_valid_tool_name(name: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
+    use super::{COMPARED, ToolSet};
+    use crate::{Tool, ToolContext, ToolDefinition, ToolFuture};
+
+    /// A tool that is only a definition.
+    struct Named(ToolDefinition);
+
+    impl Tool for Named {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+
+        fn call(&self, _: Value, _: ToolContext) -> ToolFuture<'_> {
+            ToolFuture::ready(Ok(Value::Null))
+        }
+    }
+
+    fn set(names: &[String]) -> ToolSet {
+        let tools = names
+            .iter()
+            .map(|name| {
+                let definition =
+                    ToolDefinition::new(name.as_str(), "A tool.", json!({"type": "object"}));
+                Arc::new(Named(definition)) as Arc<dyn Tool>
+            })
+            .collect();
+        ToolSet::new(tools).expect("valid")
+    }
+
+    /// Up to `COMPARED` tools are found by comparing names, more through the index: both find
+    /// each tool at its place, under its own name only.
+    #[test]
+    fn a_few_tools_and_many_are_found_alike() {
+        for count in [1, 2, COMPARED, COMPARED + 1, 40] {
+            // Names of one length and one prefix, and one that is a prefix of another.
+            let mut names: Vec<String> = (0..count).map(|i| format!("tool_{i:02}")).collect();
+            names[0] = "tool".to_owned();
+            let set = set(&names);
+            for (i, name) in names.iter().enumerate() {
+                let (position, found, tool) = set.find(name).expect("found");
+                assert_eq!((position, &**found), (i, name.as_str()), "{count} tools");
+                assert_eq!(tool.definition().name, *name);
+                assert!(set.contains(name));
+            }
+            for unknown in ["", "tool_", "tool_99", "TOOL", "tool_00 ", "tool\u{0}"] {
+                assert!(set.find(unknown).is_none(), "{unknown:?} in {count} tools");
+                assert!(!set.contains(unknown));
+            }
+        }
+    }
+}
