@@ -413,6 +413,72 @@ async fn an_unknown_tool_is_a_json_rpc_error_listing_the_tools() {
     assert_eq!(failure.tool, "delete_everything");
 }
 
+/// A request whose token is cancelled before the server first polls the call: a call that is
+/// done then (an async tool that never waits) was never stopped, and is answered as it ended (rmcp's serve loop drops the answer
+/// to a cancelled request); one that has to wait is stopped and answered as cancelled. Neither
+/// is a failure.
+#[tokio::test]
+async fn a_request_cancelled_before_the_call_starts() {
+    use reticent::mcp::rmcp::ServerHandler;
+    use reticent::mcp::rmcp::model::{CallToolResponse, NumberOrString};
+    use reticent::mcp::rmcp::service::{RequestContext, serve_directly};
+
+    /// Shout a text.
+    #[reticent::tool]
+    async fn shout(
+        /// The text.
+        text: String,
+    ) -> String {
+        text.to_uppercase()
+    }
+
+    /// Sleep, not watching the call's token.
+    #[reticent::tool]
+    async fn nap(
+        /// How long.
+        seconds: u64,
+    ) -> String {
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        "rested".to_owned()
+    }
+
+    let failures = Failures::default();
+    let server = McpServer::builder()
+        .tool(Shout)
+        .tool(Nap)
+        .on_failure(failures.hook())
+        .build()
+        .unwrap();
+    // A peer for the request contexts: the server served on a duplex nobody writes to.
+    let (_client_end, server_end) = tokio::io::duplex(4096);
+    let running = serve_directly(server.clone(), server_end, None);
+    let cancelled = |id| {
+        let context = RequestContext::new(NumberOrString::Number(id), running.peer().clone());
+        context.ct.cancel();
+        context
+    };
+
+    let answer = server
+        .call_tool(call("shout", json!({"text": "hi"})), cancelled(1))
+        .await
+        .expect("answered");
+    let CallToolResponse::Complete(result) = answer else {
+        panic!("a result: {answer:?}")
+    };
+    assert_eq!(text(&result), "HI");
+    assert_ne!(result.is_error, Some(true));
+
+    let answer = tokio::time::timeout(
+        Duration::from_secs(5),
+        server.call_tool(call("nap", json!({"seconds": 60})), cancelled(2)),
+    )
+    .await
+    .expect("a waiting call of a cancelled request ends at once");
+    let error = answer.expect_err("a cancelled request is answered as cancelled");
+    assert_eq!(error.message, "the request was cancelled");
+    assert!(failures.all().is_empty(), "{:#?}", failures.all());
+}
+
 #[tokio::test]
 async fn a_cancelled_call_stops_the_tool_and_is_not_a_failure() {
     let (events, mut seen) = mpsc::unbounded_channel();
