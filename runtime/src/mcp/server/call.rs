@@ -31,9 +31,10 @@ use crate::tool::{
 };
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
-/// then (a sync tool, or an async one that never waits, nobody watching its reports) is
-/// answered with no state machine around it; one that has to wait goes on boxed.
-/// Its output is the result made into `R`, as the handler answers with it.
+/// then (an async tool that never waits, nobody watching its reports) is answered with no state
+/// machine around it; one that has to wait goes on boxed, and so does a sync tool's, which runs
+/// on the blocking pool where the request's cancellation can abandon it. Its output is the
+/// result made into `R`, as the handler answers with it.
 pub(super) struct CallTool<'s, R> {
     server: &'s McpServer,
     /// The request is held in place until the first poll: boxing it would cost every call an
