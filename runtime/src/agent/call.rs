@@ -97,14 +97,13 @@ pub(super) async fn execute(
             let cx = ToolContext::child_of(&call.id, name, token.clone(), observer);
             let invocation = Invocation {
                 tool,
-                cx: &cx,
                 start,
                 arguments,
                 limit: inner.failure_options.timeout,
                 include_error_message: inner.failure_options.include_error_message,
                 cancellable,
             };
-            let run = invoke::<AsValue>(invocation).instrument(span.clone());
+            let run = invoke::<AsValue>(invocation, &cx).instrument(span.clone());
             match events {
                 Some(events) => {
                     drive(run, updates.flatten(), &mut ToolEvents { events, call }).await

@@ -90,14 +90,12 @@ impl Form for AsText {
     }
 }
 
-/// One call to run. What it borrows for `'a` a running call holds on to; its context, `'b`, is
-/// the caller's, which the tool gets a clone of when the call starts.
-pub(crate) struct Invocation<'a, 'b> {
+/// One call to run; what it borrows, a running call holds on to. Its context is the caller's
+/// ([`ToolContext::child_of`]: the tool's name and the call's id, the token whose child the
+/// tool's is, who watches its reports), lent to [`invoke`] or [`start`]: the tool gets a clone.
+pub(crate) struct Invocation<'a> {
     /// The tool.
     pub(crate) tool: &'a Arc<dyn Tool>,
-    /// The call's context, made by the caller ([`ToolContext::child_of`]): the tool's name and
-    /// the call's id, the token whose child the tool's is, who watches its reports.
-    pub(crate) cx: &'b ToolContext,
     /// When the call started, on the runtime's clock: a call stopped at its limit reports the
     /// limit as its elapsed time, also when the clock is paused in tests.
     pub(crate) start: Instant,
@@ -113,9 +111,9 @@ pub(crate) struct Invocation<'a, 'b> {
     pub(crate) cancellable: bool,
 }
 
-/// Runs `invocation`. Never panics; never returns early because the context's parent token was
-/// cancelled (the caller selects on it, and may drop this future at any point: the tool's
-/// future is then dropped, a panic in its `Drop` contained).
+/// Runs `invocation` with the call's context `cx`. Never panics; never returns early because
+/// the context's parent token was cancelled (the caller selects on it, and may drop this future
+/// at any point: the tool's future is then dropped, a panic in its `Drop` contained).
 ///
 /// The output is made as `F` says: `invoke::<AsValue>` for a `Value`.
 ///
@@ -123,22 +121,28 @@ pub(crate) struct Invocation<'a, 'b> {
 /// once, in place, so a call that is done then (a sync tool, or an async one that never waits)
 /// finishes with no state machine around it. A call that has to wait goes on in a boxed
 /// future that holds the time limit and the contained tool future.
-pub(crate) fn invoke<'a, F: Form>(invocation: Invocation<'a, 'a>) -> Invoke<'a, F> {
-    Invoke(InPlace::Start(invocation))
+pub(crate) fn invoke<'a, F: Form>(
+    invocation: Invocation<'a>,
+    cx: &'a ToolContext,
+) -> Invoke<'a, F> {
+    Invoke(InPlace::Start((invocation, cx)))
 }
 
 /// The future [`invoke`] returns.
-pub(crate) struct Invoke<'a, F: Form>(InPlace<'a, Invocation<'a, 'a>, Outcome<F::Output>>);
+pub(crate) struct Invoke<'a, F: Form>(
+    InPlace<'a, (Invocation<'a>, &'a ToolContext), Outcome<F::Output>>,
+);
 
 /// A call's outcome, its failure boxed as it is passed on: most calls succeed, and a
 /// `ToolFailure` is ten times the size of most outputs.
 type Outcome<T> = Result<T, Box<ToolFailure>>;
 
 /// What a call's failure needs of the call, kept until it ends. The tool's name and the
-/// call's id are the context's.
+/// call's id are the context's: the caller's while the call runs in place, a clone of it once
+/// the call goes on without the caller ([`owned`](Self::owned)).
 struct Call<'a, 'b> {
     include_error_message: bool,
-    cx: &'b ToolContext,
+    cx: Cow<'b, ToolContext>,
     record: Record<'a>,
     start: Instant,
 }
@@ -147,10 +151,9 @@ impl<F: Form> Future for Invoke<'_, F> {
     type Output = Result<F::Output, ToolFailure>;
 
     fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Self::Output> {
-        let outcome = self
-            .get_mut()
-            .0
-            .poll_with(task, |invocation, task| start::<F>(invocation, task));
+        let outcome = self.get_mut().0.poll_with(task, |(invocation, cx), task| {
+            start::<F>(invocation, cx, task)
+        });
         match outcome {
             Poll::Ready(outcome) => Poll::Ready(outcome.map_err(|failure| *failure)),
             Poll::Pending => Poll::Pending,
@@ -167,12 +170,12 @@ pub(crate) type Started<'a, T> = Step<'a, Outcome<T>>;
 /// place.
 #[inline(always)]
 pub(crate) fn start<'a, F: Form>(
-    invocation: Invocation<'a, '_>,
+    invocation: Invocation<'a>,
+    cx: &ToolContext,
     task: &mut Context<'_>,
 ) -> Started<'a, F::Output> {
     let Invocation {
         tool,
-        cx,
         start,
         arguments,
         limit,
@@ -189,7 +192,7 @@ pub(crate) fn start<'a, F: Form>(
     let (given, record) = arguments.split();
     let call = Call {
         include_error_message,
-        cx,
+        cx: Cow::Borrowed(cx),
         record,
         start,
     };
@@ -210,17 +213,9 @@ pub(crate) fn start<'a, F: Form>(
         }
         Poll::Pending => {}
     }
-    // The call goes on after `start` returns: it keeps a context of its own, to tell the tool
-    // when it is abandoned.
-    let (cx, record) = (cx.clone(), call.record);
+    let call = call.owned();
     Step::Running(Box::pin(async move {
         let ran = wait(future, limit.map(|limit| (start + limit, limit))).await;
-        let call = Call {
-            include_error_message,
-            cx: &cx,
-            record,
-            start,
-        };
         call.conclude(ran)
     }))
 }
@@ -232,14 +227,8 @@ fn run_blocking_call<'a, F: Form>(
     call: Call<'a, '_>,
     limit: Option<Duration>,
 ) -> BoxFuture<'a, Outcome<F::Output>> {
-    let (given, cx) = (given.into_owned(), call.cx.clone());
-    let Call {
-        include_error_message,
-        record,
-        start,
-        ..
-    } = call;
-    let kept = cx.clone();
+    let call = call.owned();
+    let (given, cx) = (given.into_owned(), ToolContext::clone(&call.cx));
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
     // would run any other future to its end on this thread).
     let work = move || futures::executor::block_on(given.call::<F>(&*tool, cx));
@@ -249,17 +238,22 @@ fn run_blocking_call<'a, F: Form>(
             Blocked::Panicked(payload) => Err(Ending::Panicked(payload)),
             Blocked::TimedOut(limit) => Err(Ending::TimedOut(limit)),
         };
-        let call = Call {
-            include_error_message,
-            cx: &kept,
-            record,
-            start,
-        };
         call.conclude(ran)
     })
 }
 
-impl Call<'_, '_> {
+impl<'a> Call<'a, '_> {
+    /// The same, with a context of its own: for a call that goes on after its caller's first
+    /// poll, and tells the tool when it is abandoned.
+    fn owned(self) -> Call<'a, 'static> {
+        Call {
+            include_error_message: self.include_error_message,
+            cx: Cow::Owned(self.cx.into_owned()),
+            record: self.record,
+            start: self.start,
+        }
+    }
+
     /// The outcome of a call that ended as `ran`: the output, or the one [`ToolFailure`].
     #[inline]
     fn conclude<T>(self, ran: Ran<T>) -> Outcome<T> {

@@ -22,7 +22,7 @@ use tracing::Instrument;
 
 use super::McpServer;
 use super::definition::{self, Output};
-use super::session::mcp_level;
+use super::session::{self, mcp_level};
 use crate::render;
 use crate::tool::{
     AsText, AsValue, CallArguments, Deliver, Form, Forward, InPlace, Invocation, Observer, Step,
@@ -82,32 +82,6 @@ impl<R> Future for CallTool<'_, R> {
     }
 }
 
-/// The call to run, but for its context, which its [`Answer`] holds.
-struct Call<'s> {
-    tool: &'s Arc<dyn Tool>,
-    start: Instant,
-    arguments: CallArguments<'s>,
-    limit: Option<std::time::Duration>,
-    include_error_message: bool,
-}
-
-impl<'s> Call<'s> {
-    /// The call, with its context.
-    #[inline(always)]
-    fn with(self, cx: &ToolContext) -> Invocation<'s, '_> {
-        Invocation {
-            tool: self.tool,
-            cx,
-            start: self.start,
-            arguments: self.arguments,
-            limit: self.limit,
-            include_error_message: self.include_error_message,
-            // The client can cancel the request.
-            cancellable: true,
-        }
-    }
-}
-
 /// What answering a call needs besides the tool's outcome.
 struct Answer<'s> {
     server: &'s McpServer,
@@ -164,12 +138,7 @@ impl McpServer {
 
         // Progress goes to a client that sent a token for it, log lines to one that asked for
         // them, both to the span when it is enabled; a call nobody watches has no observer.
-        // Most requests carry no `_meta` (or none of these keys): an empty one is not searched.
-        let progress_token = if meta.0.0.is_empty() {
-            None
-        } else {
-            meta.get_progress_token()
-        };
+        let progress_token = session::progress_token(&meta);
         let forward = Forward {
             progress: progress_token.is_some(),
             logs: self.session.log_level(&meta),
@@ -183,12 +152,14 @@ impl McpServer {
             arguments if inner.on_failure.is_empty() => CallArguments::Owned(arguments),
             arguments => CallArguments::Kept(arguments),
         };
-        let call = Call {
+        let invocation = Invocation {
             tool,
             start,
             arguments,
             limit: inner.timeout,
             include_error_message: inner.include_error_message,
+            // The client can cancel the request.
+            cancellable: true,
         };
         let watch = updates.flatten().map(|updates| {
             let notify = Notify {
@@ -205,12 +176,13 @@ impl McpServer {
             span,
             start,
         };
-        drop(name);
         // A tool with an output schema has its output made a `Value`, for `structuredContent`
         // and the text; one without has it written straight to text.
         match inner.outputs[position] {
-            None => answer.begin::<AsText>(call, watch, task, |text, _| success_text(text, None)),
-            Some(shape) => answer.begin::<AsValue>(call, watch, task, move |output, span| {
+            None => {
+                answer.begin::<AsText>(invocation, watch, task, |text, _| success_text(text, None))
+            }
+            Some(shape) => answer.begin::<AsValue>(invocation, watch, task, move |output, span| {
                 success(tool, shape, output, span)
             }),
         }
@@ -256,21 +228,21 @@ impl McpServer {
 }
 
 impl<'s> Answer<'s> {
-    /// Starts `call` with the call's context, its output made as `F` says, under the call's
-    /// span: answered at once when it is done and nobody watches its reports; otherwise a
+    /// Starts `invocation` with the call's context, its output made as `F` says, under the
+    /// call's span: answered at once when it is done and nobody watches its reports; otherwise a
     /// future that passes the reports on to the client while the call runs (`watch`), and
     /// answers at its end. `to_result` makes the output the client's result.
     #[inline(always)]
     fn begin<F: Form>(
         self,
-        call: Call<'s>,
+        invocation: Invocation<'s>,
         watch: Option<(Updates, Notify<'s>)>,
         task: &mut Context<'_>,
         to_result: impl FnOnce(F::Output, &tracing::Span) -> CallToolResult + Send + 's,
     ) -> Step<'s, Answered> {
         let started = {
             let _entered = self.span.enter();
-            start::<F>(call.with(&self.cx), task)
+            start::<F>(invocation, &self.cx, task)
         };
         let (running, watch) = match (started, watch) {
             // Done before anyone could stop it: answered, also when the client cancelled the

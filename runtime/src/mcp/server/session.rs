@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use rmcp::model::{LoggingLevel, RequestMetaObject};
+use rmcp::model::{LoggingLevel, ProgressToken, RequestMetaObject};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio_util::sync::CancellationToken;
@@ -42,12 +42,7 @@ impl Session {
     /// 2026-07-28 way), else the one it set for the session (`logging/setLevel`). `None` — no
     /// lines — when it asked for neither: a client opts in to log lines.
     pub(crate) fn log_level(&self, meta: &RequestMetaObject) -> Option<LogLevel> {
-        let requested = if meta.0.0.is_empty() {
-            None
-        } else {
-            meta.log_level()
-        };
-        let rank = match requested {
+        let rank = match unless_empty(meta, RequestMetaObject::log_level) {
             Some(level) => rank(level),
             None => self.log_level.load(Ordering::Relaxed).checked_sub(1)?,
         };
@@ -59,6 +54,26 @@ impl Session {
             4 => Some(LogLevel::Error),
             _ => None,
         }
+    }
+}
+
+/// The progress token of a request with `meta`, if the client sent one: it is then sent the
+/// tool's progress.
+pub(crate) fn progress_token(meta: &RequestMetaObject) -> Option<ProgressToken> {
+    unless_empty(meta, RequestMetaObject::get_progress_token)
+}
+
+/// What `read` finds in `meta`, which is not searched when empty: most requests carry no
+/// `_meta`, and a lookup hashes the key.
+#[inline]
+fn unless_empty<T>(
+    meta: &RequestMetaObject,
+    read: impl FnOnce(&RequestMetaObject) -> Option<T>,
+) -> Option<T> {
+    if meta.0.0.is_empty() {
+        None
+    } else {
+        read(meta)
     }
 }
 
