@@ -37,6 +37,10 @@ impl Checked {
     }
 }
 
+/// Every provided method but the calls is the tool's own: what the runtime asks of a tool (its
+/// limit, how it runs, whether its output is trusted, whether a person must approve it) must
+/// not change because its arguments are checked. `call_text_output` keeps the trait's default,
+/// which goes through [`call`](Tool::call) and so through the check.
 impl Tool for Checked {
     fn definition(&self) -> &ToolDefinition {
         self.tool.definition()
@@ -76,5 +80,70 @@ impl Tool for Checked {
 
     fn untrusted_output(&self) -> bool {
         self.tool.untrusted_output()
+    }
+
+    fn needs_approval(&self) -> bool {
+        self.tool.needs_approval()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    use super::Checked;
+    use crate::{ArgumentValidator, Tool, ToolContext, ToolDefinition, ToolFuture};
+
+    /// A tool that says the opposite of every default.
+    struct Flagged(ToolDefinition);
+
+    impl Tool for Flagged {
+        fn definition(&self) -> &ToolDefinition {
+            &self.0
+        }
+
+        fn call(&self, _: Value, _: ToolContext) -> ToolFuture<'_> {
+            ToolFuture::ready(Ok(Value::Null))
+        }
+
+        fn timeout(&self) -> Option<Duration> {
+            Some(Duration::from_secs(3))
+        }
+
+        fn is_blocking(&self) -> bool {
+            true
+        }
+
+        fn untrusted_output(&self) -> bool {
+            true
+        }
+
+        fn needs_approval(&self) -> bool {
+            true
+        }
+    }
+
+    /// A tool held behind the check of its arguments says of itself what it says alone: a
+    /// tool that needs approval must not lose that because its schema has a constraint.
+    #[test]
+    fn a_checked_tool_says_what_the_tool_says() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer", "minimum": 1}},
+        });
+        let validator = ArgumentValidator::new(&schema)
+            .expect("compiles")
+            .map(Arc::new);
+        assert!(validator.is_some(), "the schema has a constraint");
+        let tool: Arc<dyn Tool> = Arc::new(Flagged(ToolDefinition::new("t", "A tool.", schema)));
+        let checked = Checked::wrap(Arc::clone(&tool), None, validator);
+        assert!(!Arc::ptr_eq(&tool, &checked), "the tool is wrapped");
+        assert_eq!(checked.timeout(), tool.timeout());
+        assert_eq!(checked.is_blocking(), tool.is_blocking());
+        assert_eq!(checked.untrusted_output(), tool.untrusted_output());
+        assert_eq!(checked.needs_approval(), tool.needs_approval());
     }
 }

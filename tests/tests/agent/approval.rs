@@ -486,3 +486,34 @@ async fn decisions_can_be_checked_against_the_pending_calls_before_they_are_used
         ]
     );
 }
+
+/// Send money: a tool whose argument has a constraint, so the agent checks it before each call.
+#[reticent::tool(needs_approval)]
+fn wire(
+    /// How much, in cents.
+    #[schemars(range(min = 1, max = 100_000))]
+    amount_cents: u32,
+) -> String {
+    format!("sent {amount_cents}")
+}
+
+#[tokio::test]
+async fn a_tool_whose_arguments_are_checked_still_needs_approval() {
+    // The agent holds a tool with constraints behind the check it runs before each call; the
+    // tool's own word that it needs approval must reach through that.
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_call("c1", "wire", json!({"amount_cents": 500})),
+        ModelResponse::text("Sent."),
+    ]);
+    let agent = Agent::builder(model).tool(Wire).build().unwrap();
+    let paused = agent.run("Send 5.00").await.unwrap();
+    assert_eq!(paused.stop_reason, StopReason::AwaitingApproval);
+    assert_eq!(paused.pending[0].tool, "wire");
+    assert!(paused.tool_failures.is_empty());
+    let done = agent
+        .resume(paused.state.unwrap(), Decisions::new().approve("c1"))
+        .await
+        .unwrap();
+    assert_eq!(done.output, "Sent.");
+    assert_eq!(results(&done.messages), [("c1", "sent 500", false)]);
+}
