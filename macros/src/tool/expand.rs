@@ -178,6 +178,19 @@ pub(crate) fn tool_impl(
             }
         }
     });
+    // A tool without a context parameter never sees the context it is called with: say so,
+    // so that the runtime calls it with an empty one, made without allocating.
+    let reads_context = tool
+        .params
+        .iter()
+        .all(|param| !matches!(param, Param::Context { .. }))
+        .then(|| {
+            quote! {
+                fn reads_context(&self) -> bool {
+                    false
+                }
+            }
+        });
     let needs_approval = options.needs_approval.then(|| {
         quote! {
             fn needs_approval(&self) -> bool {
@@ -272,6 +285,8 @@ pub(crate) fn tool_impl(
             #is_blocking
 
             #needs_approval
+
+            #reads_context
 
             fn call(
                 &self,

@@ -14,7 +14,7 @@ use crate::LogLevel;
 use crate::model::ToolCall;
 use crate::render;
 use crate::tool::{
-    AsValue, CallArguments, EffectOutcome, Forward, Invocation, Observer, ToolContext, ToolFailure,
+    AsValue, CallArguments, CallScope, EffectOutcome, Forward, Invocation, Observer, ToolFailure,
     UnknownTool, drive, execute_span, invoke, kinds, record_failure,
 };
 
@@ -94,7 +94,12 @@ pub(super) async fn execute(
                 logs: events.is_some().then_some(LogLevel::Debug),
             };
             let (observer, updates) = Observer::new(&span, forward).unzip();
-            let cx = ToolContext::child_of(&call.id, name, token.clone(), observer);
+            let scope = CallScope {
+                call_id: &call.id,
+                tool_name: name,
+                parent: token,
+                observer,
+            };
             let invocation = Invocation {
                 tool,
                 start,
@@ -103,7 +108,7 @@ pub(super) async fn execute(
                 include_error_message: inner.failure_options.include_error_message,
                 cancellable,
             };
-            let run = invoke::<AsValue>(invocation, &cx).instrument(span.clone());
+            let run = invoke::<AsValue>(invocation, scope).instrument(span.clone());
             match events {
                 Some(events) => {
                     drive(run, updates.flatten(), &mut ToolEvents { events, call }).await

@@ -38,7 +38,8 @@ impl Checked {
 }
 
 /// Every provided method but the calls is the tool's own: what the runtime asks of a tool (its
-/// limit, how it runs, whether its output is trusted, whether a person must approve it) must
+/// limit, how it runs, whether its output is trusted, whether a person must approve it,
+/// whether it reads its context) must
 /// not change because its arguments are checked. `call_text_output` keeps the trait's default,
 /// which goes through [`call`](Tool::call) and so through the check.
 impl Tool for Checked {
@@ -85,6 +86,10 @@ impl Tool for Checked {
     fn needs_approval(&self) -> bool {
         self.tool.needs_approval()
     }
+
+    fn reads_context(&self) -> bool {
+        self.tool.reads_context()
+    }
 }
 
 #[cfg(test)]
@@ -124,6 +129,10 @@ mod tests {
         fn needs_approval(&self) -> bool {
             true
         }
+
+        fn reads_context(&self) -> bool {
+            false
+        }
     }
 
     /// A tool held behind the check of its arguments says of itself what it says alone: a
@@ -145,5 +154,6 @@ mod tests {
         assert_eq!(checked.is_blocking(), tool.is_blocking());
         assert_eq!(checked.untrusted_output(), tool.untrusted_output());
         assert_eq!(checked.needs_approval(), tool.needs_approval());
+        assert_eq!(checked.reads_context(), tool.reads_context());
     }
 }

@@ -53,9 +53,11 @@ use super::progress::{LogLevel, Observer};
 ///     .build();
 /// # assert!(agent.is_ok());
 /// ```
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct ToolContext {
-    shared: Arc<Shared>,
+    /// Empty in a default context until its token is asked for or it is cloned: making one
+    /// costs nothing, as the runtime does for a tool that does not read its context.
+    shared: OnceLock<Arc<Shared>>,
 }
 
 #[derive(Default)]
@@ -69,69 +71,96 @@ struct Shared {
     observer: Option<Arc<Observer>>,
 }
 
+impl Clone for ToolContext {
+    /// A context that shares this one: its token, when it is made, is the same.
+    fn clone(&self) -> Self {
+        Self::of(Arc::clone(self.shared()))
+    }
+}
+
 impl ToolContext {
     /// A context for the call `call_id` of the tool `tool_name`, with its own cancellation token.
     pub fn new(call_id: impl Into<Box<str>>, tool_name: impl Into<Arc<str>>) -> Self {
-        Self {
-            shared: Arc::new(Shared {
-                call_id: CallId::Boxed(call_id.into()),
-                tool_name: Some(tool_name.into()),
-                parent: None,
-                token: OnceLock::new(),
-                observer: None,
-            }),
-        }
+        Self::of(Arc::new(Shared {
+            call_id: CallId::Boxed(call_id.into()),
+            tool_name: Some(tool_name.into()),
+            parent: None,
+            token: OnceLock::new(),
+            observer: None,
+        }))
     }
 
     /// A context whose cancellation token, when it is made, is a child of `parent`, and whose
-    /// reports go to `observer`. It holds `parent` (the caller's [`parent`](Self::parent)).
+    /// reports go to `observer`.
     pub(crate) fn child_of(
         call_id: &str,
         tool_name: &Arc<str>,
         parent: CancellationToken,
         observer: Option<Arc<Observer>>,
     ) -> Self {
+        Self::of(Arc::new(Shared {
+            call_id: CallId::new(call_id),
+            tool_name: Some(Arc::clone(tool_name)),
+            parent: Some(parent),
+            token: OnceLock::new(),
+            observer,
+        }))
+    }
+
+    fn of(shared: Arc<Shared>) -> Self {
         Self {
-            shared: Arc::new(Shared {
-                call_id: CallId::new(call_id),
-                tool_name: Some(Arc::clone(tool_name)),
-                parent: Some(parent),
-                token: OnceLock::new(),
-                observer,
-            }),
+            shared: OnceLock::from(shared),
         }
+    }
+
+    /// What the context holds, made empty the first time it is needed.
+    fn shared(&self) -> &Arc<Shared> {
+        self.shared.get_or_init(Arc::default)
+    }
+
+    /// What the context holds, `None` while a default context is still empty.
+    #[inline]
+    fn get(&self) -> Option<&Shared> {
+        self.shared.get().map(|shared| &**shared)
     }
 
     /// Replaces the cancellation token, e.g. with a child of the run's token.
     #[must_use]
     pub fn with_cancellation(self, token: CancellationToken) -> Self {
-        let shared = Shared {
-            call_id: self.shared.call_id.clone(),
-            tool_name: self.shared.tool_name.clone(),
+        let (call_id, tool_name, observer) = match self.get() {
+            Some(shared) => (
+                shared.call_id.clone(),
+                shared.tool_name.clone(),
+                shared.observer.clone(),
+            ),
+            None => Default::default(),
+        };
+        Self::of(Arc::new(Shared {
+            call_id,
+            tool_name,
             parent: None,
             token: OnceLock::from(token),
-            observer: self.shared.observer.clone(),
-        };
-        Self {
-            shared: Arc::new(shared),
-        }
+            observer,
+        }))
     }
 
     /// The id the model gave this call (empty for a default context).
     pub fn call_id(&self) -> &str {
-        self.shared.call_id.as_str()
+        self.get().map_or("", |shared| shared.call_id.as_str())
     }
 
     /// The name of the tool being called (empty for a default context).
     pub fn tool_name(&self) -> &str {
-        self.shared.tool_name.as_deref().unwrap_or_default()
+        self.get()
+            .and_then(|shared| shared.tool_name.as_deref())
+            .unwrap_or_default()
     }
 
     /// Cancelled when the call is abandoned: the run was cancelled or the call timed out.
     ///
     /// Long-running tools can watch it to stop early and clean up.
     pub fn cancellation(&self) -> &CancellationToken {
-        let shared = &*self.shared;
+        let shared = &**self.shared();
         shared.token.get_or_init(|| match &shared.parent {
             Some(parent) => parent.child_token(),
             None => CancellationToken::new(),
@@ -157,7 +186,7 @@ impl ToolContext {
         total: impl Into<Option<f64>>,
         message: impl Into<Option<&'m str>>,
     ) {
-        if let Some(observer) = &self.shared.observer {
+        if let Some(observer) = self.observer() {
             observer.progress(done, total.into(), message.into());
         }
     }
@@ -170,20 +199,43 @@ impl ToolContext {
     /// model.
     #[inline]
     pub fn log(&self, level: LogLevel, message: impl fmt::Display) {
-        if let Some(observer) = &self.shared.observer {
+        if let Some(observer) = self.observer() {
             observer.log(level, &message);
         }
     }
 
-    /// The token whose child [`cancellation`](Self::cancellation) is: the run's or the
-    /// request's, for a context made by [`child_of`](Self::child_of).
-    pub(crate) fn parent(&self) -> Option<&CancellationToken> {
-        self.shared.parent.as_ref()
+    #[inline]
+    fn observer(&self) -> Option<&Observer> {
+        self.get().and_then(|shared| shared.observer.as_deref())
     }
 
     /// Tells the tool the call was abandoned (it timed out, or its run ended while it ran).
     pub(crate) fn abandon(&self) {
         self.cancellation().cancel();
+    }
+}
+
+/// Who a call is and who may stop or watch it, as its caller knows: the call's id, its tool's
+/// name as the tool set holds it, the caller's token (the run's or the request's) and who
+/// watches its reports. The tool's [`ToolContext`] is made from it only for a tool that
+/// [reads one](super::Tool::reads_context); any other is called with an empty context.
+pub(crate) struct CallScope<'a> {
+    pub(crate) call_id: &'a str,
+    pub(crate) tool_name: &'a Arc<str>,
+    /// The token whose child the tool's is.
+    pub(crate) parent: &'a CancellationToken,
+    pub(crate) observer: Option<Arc<Observer>>,
+}
+
+impl CallScope<'_> {
+    /// The context of a tool that reads it.
+    pub(crate) fn context(self) -> ToolContext {
+        ToolContext::child_of(
+            self.call_id,
+            self.tool_name,
+            self.parent.clone(),
+            self.observer,
+        )
     }
 }
 
@@ -236,12 +288,11 @@ impl fmt::Debug for ToolContext {
             .field(
                 "cancelled",
                 &self
-                    .shared
-                    .token
                     .get()
+                    .and_then(|shared| shared.token.get())
                     .is_some_and(CancellationToken::is_cancelled),
             )
-            .field("observed", &self.shared.observer.is_some())
+            .field("observed", &self.observer().is_some())
             .finish()
     }
 }
@@ -260,6 +311,18 @@ mod tests {
         let clone = cx.clone();
         clone.cancellation().cancel();
         assert!(cx.cancellation().is_cancelled());
+
+        // A default context asked for its token first, then cloned: still one token.
+        let cx = ToolContext::default();
+        let token = cx.cancellation().clone();
+        let clone = cx.clone();
+        token.cancel();
+        assert!(clone.cancellation().is_cancelled());
+        assert_eq!((clone.call_id(), clone.tool_name()), ("", ""));
+        assert!(
+            format!("{clone:?}").contains("cancelled: true"),
+            "{clone:?}"
+        );
 
         let cx = ToolContext::new("c1", "t");
         let token = cx.cancellation().clone();

@@ -25,6 +25,7 @@ use tokio::time::Instant;
 
 use super::blocking::{Blocked, run_blocking};
 use super::contain::{Contained, payload_message};
+use super::context::CallScope;
 use super::failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, kinds};
 use super::future::{InPlace, Step};
 use super::output::{AsText, AsValue, Encoding};
@@ -90,9 +91,9 @@ impl Form for AsText {
     }
 }
 
-/// One call to run; what it borrows, a running call holds on to. Its context is the caller's
-/// ([`ToolContext::child_of`]: the tool's name and the call's id, the token whose child the
-/// tool's is, who watches its reports), lent to [`invoke`] or [`start`]: the tool gets a clone.
+/// One call to run; what it borrows, a running call holds on to. Who the call is and who may
+/// stop or watch it is the caller's [`CallScope`], given beside it to [`invoke`] or [`start`]:
+/// the tool's context is made from it when the tool reads one.
 pub(crate) struct Invocation<'a> {
     /// The tool.
     pub(crate) tool: &'a Arc<dyn Tool>,
@@ -111,7 +112,7 @@ pub(crate) struct Invocation<'a> {
     pub(crate) cancellable: bool,
 }
 
-/// Runs `invocation` with the call's context `cx`. Never panics; never returns early because
+/// Runs `invocation` in the caller's `scope`. Never panics; never returns early because
 /// the context's parent token was cancelled (the caller selects on it, and may drop this future
 /// at any point: the tool's future is then dropped, a panic in its `Drop` contained).
 ///
@@ -123,14 +124,14 @@ pub(crate) struct Invocation<'a> {
 /// future that holds the time limit and the contained tool future.
 pub(crate) fn invoke<'a, F: Form>(
     invocation: Invocation<'a>,
-    cx: &'a ToolContext,
+    scope: CallScope<'a>,
 ) -> Invoke<'a, F> {
-    Invoke(InPlace::Start((invocation, cx)))
+    Invoke(InPlace::Start((invocation, scope)))
 }
 
 /// The future [`invoke`] returns.
 pub(crate) struct Invoke<'a, F: Form>(
-    InPlace<'a, (Invocation<'a>, &'a ToolContext), Outcome<F::Output>>,
+    InPlace<'a, (Invocation<'a>, CallScope<'a>), Outcome<F::Output>>,
 );
 
 /// A call's outcome, its failure boxed as it is passed on: most calls succeed, and a
@@ -138,11 +139,16 @@ pub(crate) struct Invoke<'a, F: Form>(
 type Outcome<T> = Result<T, Box<ToolFailure>>;
 
 /// What a call's failure needs of the call, kept until it ends. The tool's name and the
-/// call's id are the context's: the caller's while the call runs in place, a clone of it once
-/// the call goes on without the caller ([`owned`](Self::owned)).
+/// call's id are the caller's while the call runs in place, copies once the call goes on
+/// without the caller ([`owned`](Self::owned)).
 struct Call<'a, 'b> {
     include_error_message: bool,
-    cx: Cow<'b, ToolContext>,
+    call_id: Cow<'b, str>,
+    /// The name as the tool set holds it, shared rather than copied.
+    tool_name: Cow<'b, Arc<str>>,
+    /// The tool's context, for a tool that reads one: kept to tell the tool when the call is
+    /// abandoned.
+    cx: Option<ToolContext>,
     record: Record<'a>,
     start: Instant,
 }
@@ -151,9 +157,12 @@ impl<F: Form> Future for Invoke<'_, F> {
     type Output = Result<F::Output, ToolFailure>;
 
     fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Self::Output> {
-        let outcome = self.get_mut().0.poll_with(task, |(invocation, cx), task| {
-            start::<F>(invocation, cx, task)
-        });
+        let outcome = self
+            .get_mut()
+            .0
+            .poll_with(task, |(invocation, scope), task| {
+                start::<F>(invocation, scope, task)
+            });
         match outcome {
             Poll::Ready(outcome) => Poll::Ready(outcome.map_err(|failure| *failure)),
             Poll::Pending => Poll::Pending,
@@ -165,13 +174,13 @@ impl<F: Form> Future for Invoke<'_, F> {
 pub(crate) type Started<'a, T> = Step<'a, Outcome<T>>;
 
 /// Starts the call: the time limit (the shorter of the caller's and the tool's), the tool
-/// called with a clone of the context and its future polled once with `task`, under
-/// `catch_unwind`. What [`invoke`]'s future does when first polled, for a caller that polls in
+/// called with its context (made from `scope` for a tool that reads one, empty for any
+/// other) and its future polled once with `task`, under `catch_unwind`. What [`invoke`]'s future does when first polled, for a caller that polls in
 /// place.
 #[inline(always)]
 pub(crate) fn start<'a, F: Form>(
     invocation: Invocation<'a>,
-    cx: &ToolContext,
+    scope: CallScope<'_>,
     task: &mut Context<'_>,
 ) -> Started<'a, F::Output> {
     let Invocation {
@@ -190,16 +199,21 @@ pub(crate) fn start<'a, F: Form>(
         && (limit.is_some() || cancellable)
         && tokio::runtime::Handle::try_current().is_ok();
     let (given, record) = arguments.split();
+    let (call_id, tool_name) = (scope.call_id, scope.tool_name);
     let call = Call {
         include_error_message,
-        cx: Cow::Borrowed(cx),
+        call_id: Cow::Borrowed(call_id),
+        tool_name: Cow::Borrowed(tool_name),
+        cx: tool.reads_context().then(|| scope.context()),
         record,
         start,
     };
     if blocking {
         return Step::Running(run_blocking_call::<F>(Arc::clone(tool), given, call, limit));
     }
-    let started = catch_unwind(AssertUnwindSafe(|| given.call::<F>(&**tool, cx.clone())));
+    let started = catch_unwind(AssertUnwindSafe(|| {
+        given.call::<F>(&**tool, call.tool_cx())
+    }));
     let mut future = match started {
         Ok(future) => Contained::new(AssertUnwindSafe(future).catch_unwind()),
         Err(payload) => return Step::Done(call.conclude(Err(Ending::Panicked(payload)))),
@@ -228,7 +242,7 @@ fn run_blocking_call<'a, F: Form>(
     limit: Option<Duration>,
 ) -> BoxFuture<'a, Outcome<F::Output>> {
     let call = call.owned();
-    let (given, cx) = (given.into_owned(), ToolContext::clone(&call.cx));
+    let (given, cx) = (given.into_owned(), call.tool_cx());
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
     // would run any other future to its end on this thread).
     let work = move || futures::executor::block_on(given.call::<F>(&*tool, cx));
@@ -243,14 +257,30 @@ fn run_blocking_call<'a, F: Form>(
 }
 
 impl<'a> Call<'a, '_> {
-    /// The same, with a context of its own: for a call that goes on after its caller's first
-    /// poll, and tells the tool when it is abandoned.
+    /// The same, with its own copies of the call's id and name: for a call that goes on after
+    /// its caller's first poll.
     fn owned(self) -> Call<'a, 'static> {
         Call {
             include_error_message: self.include_error_message,
-            cx: Cow::Owned(self.cx.into_owned()),
+            call_id: Cow::Owned(self.call_id.into_owned()),
+            tool_name: Cow::Owned(self.tool_name.into_owned()),
+            cx: self.cx,
             record: self.record,
             start: self.start,
+        }
+    }
+
+    /// The context the tool is called with: a clone of the call's, or an empty one (made
+    /// without allocating) for a tool that does not read it.
+    #[inline]
+    fn tool_cx(&self) -> ToolContext {
+        self.cx.clone().unwrap_or_default()
+    }
+
+    /// Tells a tool that reads its context that the call was abandoned.
+    fn abandon(&self) {
+        if let Some(cx) = &self.cx {
+            cx.abandon();
         }
     }
 
@@ -263,13 +293,21 @@ impl<'a> Call<'a, '_> {
     /// The one [`ToolFailure`] of a call that ended as `ending`.
     #[cold]
     fn failed(self, ending: Ending) -> Box<ToolFailure> {
+        if matches!(
+            ending,
+            Ending::TimedOut(_) | Ending::PanickedWhenStopped(..)
+        ) {
+            self.abandon();
+        }
         let Self {
             include_error_message,
-            cx,
+            call_id,
+            tool_name,
             record,
             start,
+            ..
         } = self;
-        let (name, call_id) = (cx.tool_name(), cx.call_id());
+        let (name, call_id) = (&**tool_name, &*call_id);
         let failure = |failure: ToolFailure| {
             let mut failure = Box::new(failure);
             failure.arguments = record.into_value();
@@ -282,7 +320,6 @@ impl<'a> Call<'a, '_> {
             }
             Ending::Panicked(payload) => failure(panicked(name, call_id, payload_message(payload))),
             Ending::PanickedWhenStopped(limit, message) => {
-                cx.abandon();
                 let message = format!(
                     "{message} (as it was stopped after its time limit of {})",
                     render::format_duration(limit)
@@ -292,7 +329,6 @@ impl<'a> Call<'a, '_> {
                 failure(panicked)
             }
             Ending::TimedOut(limit) => {
-                cx.abandon();
                 let mut timed_out = ToolFailure::new(
                     name,
                     call_id,

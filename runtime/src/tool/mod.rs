@@ -50,6 +50,7 @@ mod span;
 mod text;
 mod validate;
 
+pub(crate) use context::CallScope;
 pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
@@ -184,6 +185,18 @@ pub trait Tool: Send + Sync + 'static {
     /// its thread cannot be interrupted; use `tokio::task::spawn_blocking` inside it.
     fn is_blocking(&self) -> bool {
         false
+    }
+
+    /// Whether the tool reads the [`ToolContext`] it is called with: its call id, its name,
+    /// its cancellation token, its progress and log lines.
+    ///
+    /// `#[tool]` says `false` for a function without a `ToolContext` parameter. The agent and
+    /// the MCP server then call the tool with [`ToolContext::default()`], which costs nothing
+    /// to make, and keep the call's id and name themselves. A tool that says `false` and reads
+    /// its context anyway finds it empty: no id, no name, a token nobody cancels, and reports
+    /// that go nowhere. `true` by default.
+    fn reads_context(&self) -> bool {
+        true
     }
 
     /// Whether the tool's output comes from outside the system (web pages, email, third-party

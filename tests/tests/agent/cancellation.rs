@@ -330,3 +330,57 @@ async fn a_cancelled_stream_ends_with_cancelled_and_no_tool_failure() {
         Some(AgentEvent::Finished(Err(AgentError::Cancelled { .. })))
     ));
 }
+
+/// A tool that answers with the id and the name its context holds; `reads` is what it says
+/// of itself through `Tool::reads_context`.
+struct Introspect {
+    definition: reticent::ToolDefinition,
+    reads: bool,
+}
+
+impl Introspect {
+    fn new(name: &str, reads: bool) -> Self {
+        let schema = json!({"type": "object", "properties": {}});
+        Self {
+            definition: reticent::ToolDefinition::new(name, "Say who is calling.", schema),
+            reads,
+        }
+    }
+}
+
+impl reticent::Tool for Introspect {
+    fn definition(&self) -> &reticent::ToolDefinition {
+        &self.definition
+    }
+
+    fn call(&self, _: serde_json::Value, cx: ToolContext) -> reticent::ToolFuture<'_> {
+        let seen = format!("{}/{}", cx.call_id(), cx.tool_name());
+        reticent::ToolFuture::ready(Ok(json!(seen)))
+    }
+
+    fn reads_context(&self) -> bool {
+        self.reads
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_reads_no_context_is_called_with_an_empty_one() {
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_calls(vec![
+            ToolCall::new("c1", "reads", json!({})),
+            ToolCall::new("c2", "blind", json!({})),
+        ]),
+        ModelResponse::text("Done."),
+    ]);
+    let agent = Agent::builder(model)
+        .tool(Introspect::new("reads", true))
+        .tool(Introspect::new("blind", false))
+        .build()
+        .unwrap();
+    let result = agent.run("Who is calling?").await.unwrap();
+    let seen: Vec<&str> = reticent_tests::transcript::tool_results(&result.messages)
+        .iter()
+        .map(|r| r.content.as_str())
+        .collect();
+    assert_eq!(seen, ["c1/reads", "/"]);
+}

@@ -365,6 +365,14 @@ async fn a_context_taken_by_value_sees_the_cancellation() {
 }
 
 #[test]
+fn a_tool_reads_its_context_only_when_it_has_a_context_parameter() {
+    assert!(Whoami.reads_context());
+    assert!(ContextByValue.reads_context());
+    assert!(!WeatherNow.reads_context());
+    assert!(!LookupOrder.reads_context());
+}
+
+#[test]
 fn a_context_parameter_is_not_part_of_the_schema() {
     assert_eq!(
         Whoami.definition().parameters,
@@ -481,6 +489,9 @@ fn tools_methods_have_definitions_like_free_functions() {
         Some("Reset the counter")
     );
     assert!(reset.needs_approval());
+    // Only a method with a context parameter reads the context it is called with.
+    assert!(reset.reads_context());
+    assert!(!read.reads_context());
     assert!(read.definition().annotations.read_only);
     assert_eq!(read.timeout(), Some(Duration::from_millis(150)));
 

@@ -25,9 +25,9 @@ use super::definition::{self, Output};
 use super::session::{self, mcp_level};
 use crate::render;
 use crate::tool::{
-    AsText, AsValue, CallArguments, Deliver, Form, Forward, InPlace, Invocation, Observer, Step,
-    Tool, ToolContext, ToolFailure, ToolUpdate, UnknownTool, Updates, drive, execute_span, kinds,
-    record_failure, start,
+    AsText, AsValue, CallArguments, CallScope, Deliver, Form, Forward, InPlace, Invocation,
+    Observer, Step, Tool, ToolFailure, ToolUpdate, UnknownTool, Updates, drive, execute_span,
+    kinds, record_failure, start,
 };
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
@@ -85,11 +85,18 @@ impl<R> Future for CallTool<'_, R> {
 /// What answering a call needs besides the tool's outcome.
 struct Answer<'s> {
     server: &'s McpServer,
-    /// The call's context, which holds the request's token as the parent of the tool's: the
-    /// client's `notifications/cancelled` reaches the tool.
-    cx: ToolContext,
+    /// The name as the tool set holds it.
+    tool_name: &'s Arc<str>,
     span: tracing::Span,
     start: Instant,
+}
+
+/// Who the call is, and the request's token, which the tool's is a child of: the client's
+/// `notifications/cancelled` reaches the tool.
+struct Caller<'c> {
+    call_id: &'c str,
+    token: CancellationToken,
+    observer: Option<Arc<Observer>>,
 }
 
 impl McpServer {
@@ -171,20 +178,26 @@ impl McpServer {
         });
         let answer = Answer {
             server: self,
-            // The context holds the request's token, moved rather than shared.
-            cx: ToolContext::child_of(call_id, tool_name, token, observer),
+            tool_name,
             span,
             start,
+        };
+        let caller = Caller {
+            call_id,
+            token,
+            observer,
         };
         // A tool with an output schema has its output made a `Value`, for `structuredContent`
         // and the text; one without has it written straight to text.
         match inner.outputs[position] {
-            None => {
-                answer.begin::<AsText>(invocation, watch, task, |text, _| success_text(text, None))
-            }
-            Some(shape) => answer.begin::<AsValue>(invocation, watch, task, move |output, span| {
-                success(tool, shape, output, span)
+            None => answer.begin::<AsText>(invocation, caller, watch, task, |text, _| {
+                success_text(text, None)
             }),
+            Some(shape) => {
+                answer.begin::<AsValue>(invocation, caller, watch, task, move |output, span| {
+                    success(tool, shape, output, span)
+                })
+            }
         }
     }
 
@@ -228,21 +241,33 @@ impl McpServer {
 }
 
 impl<'s> Answer<'s> {
-    /// Starts `invocation` with the call's context, its output made as `F` says, under the
-    /// call's span: answered at once when it is done and nobody watches its reports; otherwise a
-    /// future that passes the reports on to the client while the call runs (`watch`), and
-    /// answers at its end. `to_result` makes the output the client's result.
+    /// Starts `invocation` for `caller`, its output made as `F` says, under the call's span:
+    /// answered at once when it is done and nobody watches its reports; otherwise a future
+    /// that passes the reports on to the client while the call runs (`watch`), and answers at
+    /// its end. `to_result` makes the output the client's result.
     #[inline(always)]
     fn begin<F: Form>(
         self,
         invocation: Invocation<'s>,
+        caller: Caller<'_>,
         watch: Option<(Updates, Notify<'s>)>,
         task: &mut Context<'_>,
         to_result: impl FnOnce(F::Output, &tracing::Span) -> CallToolResult + Send + 's,
     ) -> Step<'s, Answered> {
+        let Caller {
+            call_id,
+            token,
+            observer,
+        } = caller;
         let started = {
             let _entered = self.span.enter();
-            start::<F>(invocation, &self.cx, task)
+            let scope = CallScope {
+                call_id,
+                tool_name: self.tool_name,
+                parent: &token,
+                observer,
+            };
+            start::<F>(invocation, scope, task)
         };
         let (running, watch) = match (started, watch) {
             // Done before anyone could stop it: answered, also when the client cancelled the
@@ -253,29 +278,23 @@ impl<'s> Answer<'s> {
             (Step::Done(outcome), watch) => (Either::Left(std::future::ready(outcome)), watch),
             (Step::Running(running), watch) => (Either::Right(running), watch),
         };
+        // For the record of a cancelled call.
+        let call_id = call_id.to_owned();
         Step::Running(Box::pin(async move {
             let running = running.instrument(self.span.clone());
-            let token = self.token();
             let outcome = match watch {
-                None => self.server.finish(running, token).await,
+                None => self.server.finish(running, &token).await,
                 Some((updates, mut notify)) => {
                     let observed = pin!(drive(running, Some(updates), &mut notify));
-                    self.server.finish(observed, token).await
+                    self.server.finish(observed, &token).await
                 }
             };
             // A cancelled request stays cancelled, whatever the tool made of its token.
-            match outcome.filter(|_| !self.token().is_cancelled()) {
+            match outcome.filter(|_| !token.is_cancelled()) {
                 Some(outcome) => self.answer(outcome, to_result),
-                None => Err(cancelled(&self.span, &self.cx, self.start)),
+                None => Err(cancelled(&self, &call_id)),
             }
         }))
-    }
-
-    /// The request's token.
-    fn token(&self) -> &CancellationToken {
-        self.cx
-            .parent()
-            .expect("a tools/call's context holds the request's token")
     }
 
     /// The client's answer to a call that ended with `outcome`.
@@ -370,15 +389,16 @@ impl Deliver for Notify<'_> {
     }
 }
 
-/// Records a call the client cancelled. Not a failure: no hook hears of it. The reply is
-/// dropped by the transport, as the protocol says.
-fn cancelled(span: &tracing::Span, cx: &ToolContext, start: Instant) -> ErrorData {
+/// Records the call `call_id`, which the client cancelled. Not a failure: no hook hears of it.
+/// The reply is dropped by the transport, as the protocol says.
+fn cancelled(answer: &Answer<'_>, call_id: &str) -> ErrorData {
+    let span = &answer.span;
     span.record("reticent.tool.cancelled", true);
     tracing::info!(
         parent: span,
-        tool = %render::name(cx.tool_name()),
-        call_id = %cx.call_id(),
-        elapsed = ?start.elapsed(),
+        tool = %render::name(answer.tool_name),
+        call_id = %call_id,
+        elapsed = ?answer.start.elapsed(),
         "the client cancelled the call; the tool was stopped"
     );
     ErrorData::new(ErrorCode::INTERNAL_ERROR, "the request was cancelled", None)
