@@ -1,6 +1,7 @@
 //! A shop whose tools count what they did, for the approval, resume and step-executor tests:
 //! a lookup, a refund, a shipment, a charge whose error carries a secret, and a transfer that
-//! takes as long as the test wants.
+//! takes as long as the test wants; and `wire`, a tool that needs approval and whose argument
+//! has a constraint.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -183,4 +184,16 @@ pub fn transfer(id: &str) -> ToolCall {
 /// A response that makes `calls`.
 pub fn calls(calls: impl IntoIterator<Item = ToolCall>) -> ModelResponse {
     ModelResponse::tool_calls(calls.into_iter().collect())
+}
+
+/// Send money: a tool that needs a person's approval, whose argument has a constraint, so the
+/// agent and the MCP server check it before each call (a wrapper that must not hide that the
+/// tool needs approval).
+#[reticent::tool(needs_approval)]
+pub fn wire(
+    /// How much, in cents.
+    #[schemars(range(min = 1, max = 100_000))]
+    amount_cents: u32,
+) -> String {
+    format!("sent {amount_cents}")
 }

@@ -9,7 +9,9 @@ use reticent::{
     Agent, AgentEvent, BuildError, Decision, Decisions, EffectOutcome, Message, ModelResponse,
     PendingReason, ResumeError, RunState, ScriptedModel, StopReason, kinds,
 };
-use reticent_tests::shop::{NeedsApproval, Shop, calls, ledger, lookup, refund, results, ship};
+use reticent_tests::shop::{
+    NeedsApproval, Shop, Wire, calls, ledger, lookup, refund, results, ship,
+};
 use serde_json::json;
 
 fn agent(model: ScriptedModel, shop: &Arc<Shop>) -> Agent {
@@ -485,16 +487,6 @@ async fn decisions_can_be_checked_against_the_pending_calls_before_they_are_used
             "there is a decision for `c3`, which is not waiting for one",
         ]
     );
-}
-
-/// Send money: a tool whose argument has a constraint, so the agent checks it before each call.
-#[reticent::tool(needs_approval)]
-fn wire(
-    /// How much, in cents.
-    #[schemars(range(min = 1, max = 100_000))]
-    amount_cents: u32,
-) -> String {
-    format!("sent {amount_cents}")
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ use reticent::mcp::rmcp::model::{
 use reticent::mcp::rmcp::service::{PeerRequestOptions, ServiceError};
 use reticent::{ArgumentError, Tool, ToolContext};
 use reticent_tests::mcp::{Failures, connect, text};
+use reticent_tests::shop::Wire;
 use reticent_tests::spans::capture_spans;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -553,6 +554,79 @@ fn build_refuses_two_tools_with_one_name() {
         reticent::mcp::BuildError::DuplicateTool {
             name: "echo".into()
         }
+    );
+}
+
+/// Close an account: calls a person must approve first.
+#[reticent::tool(needs_approval, destructive)]
+fn close_account(
+    /// The account.
+    account: String,
+) -> String {
+    format!("closed {account}")
+}
+
+#[test]
+fn build_refuses_a_tool_that_needs_approval_unless_the_client_is_trusted_to_ask() {
+    for (tool, name) in [
+        (Arc::new(Wire) as Arc<dyn Tool>, "wire"),
+        (Arc::new(CloseAccount), "close_account"),
+    ] {
+        let error = McpServer::builder()
+            .tool(Echo)
+            .tool_arc(tool)
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            error,
+            reticent::mcp::BuildError::NeedsApproval { name: name.into() }
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("tool `{name}` needs a person's approval"))
+                && message.contains(".trust_client_approval(true)"),
+            "{message}"
+        );
+    }
+    // Saying `false` is the default: still refused.
+    let error = McpServer::builder()
+        .tool(CloseAccount)
+        .trust_client_approval(false)
+        .build()
+        .unwrap_err();
+    assert!(matches!(
+        error,
+        reticent::mcp::BuildError::NeedsApproval { .. }
+    ));
+}
+
+#[tokio::test]
+async fn a_tool_that_needs_approval_is_served_to_a_client_trusted_to_ask() {
+    let server = McpServer::builder()
+        .tool(Wire)
+        .tool(CloseAccount)
+        .trust_client_approval(true)
+        .build()
+        .unwrap();
+    let connection = connect(server).await;
+    let result = connection
+        .client
+        .call_tool(call("wire", json!({"amount_cents": 250})))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(text(&result), "sent 250");
+    // The constraint still holds.
+    let refused = connection
+        .client
+        .call_tool(call("wire", json!({"amount_cents": 0})))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        text(&refused).contains("amount_cents"),
+        "{}",
+        text(&refused)
     );
 }
 

@@ -1,5 +1,5 @@
-//! [`McpServerBuilder`]: the tools, the disclosure and time limits, the server's identity and
-//! the failure hooks.
+//! [`McpServerBuilder`]: the tools, the disclosure and time limits, who approves the calls of a
+//! tool that needs a person's approval, the server's identity and the failure hooks.
 
 use std::fmt;
 use std::sync::Arc;
@@ -15,6 +15,7 @@ pub struct McpServerBuilder {
     tools: Vec<Arc<dyn Tool>>,
     timeout: Option<Duration>,
     include_error_message: bool,
+    trust_client_approval: bool,
     name: String,
     version: String,
     instructions: Option<String>,
@@ -27,6 +28,7 @@ impl McpServerBuilder {
             tools: Vec::new(),
             timeout: None,
             include_error_message: false,
+            trust_client_approval: false,
             name: "reticent".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
@@ -67,6 +69,20 @@ impl McpServerBuilder {
         self
     }
 
+    /// Serves tools that need a person's approval before each call (`#[tool(needs_approval)]`,
+    /// [`Tool::needs_approval`]), trusting the client to ask its user before it sends each
+    /// call, as MCP asks of hosts. Off by default, and then [`build`](Self::build) refuses
+    /// such a tool ([`BuildError::NeedsApproval`]): the server answers `tools/call` at once and
+    /// has no one to ask, so serving it would run every call unasked.
+    ///
+    /// Say `true` only for clients you know confirm each call with a person. To stop for
+    /// approval on your own side, run the tool in an [`Agent`](crate::Agent), which stops with
+    /// [`StopReason::AwaitingApproval`](crate::StopReason::AwaitingApproval).
+    pub fn trust_client_approval(mut self, trust: bool) -> Self {
+        self.trust_client_approval = trust;
+        self
+    }
+
     /// The server's name in the `initialize` result. Default `reticent`.
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
@@ -99,7 +115,8 @@ impl McpServerBuilder {
     }
 
     /// Checks the tools (valid, unique names and object schemas, for the parameters and for
-    /// any output) and builds the server.
+    /// any output; no tool that needs approval unless the client is trusted to ask for it) and
+    /// builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
         let tools = ToolSet::new(self.tools).map_err(|error| match error {
             ToolSetError::Duplicate(name) => BuildError::DuplicateTool { name },
@@ -109,6 +126,13 @@ impl McpServerBuilder {
                 BuildError::UncheckableSchema { name, reason }
             }
         })?;
+        if !self.trust_client_approval
+            && let Some(tool) = tools.iter().find(|tool| tool.needs_approval())
+        {
+            return Err(BuildError::NeedsApproval {
+                name: tool.definition().name.clone(),
+            });
+        }
         if let Some(tool) = tools
             .iter()
             .find(|tool| !definition::output_is_object(&***tool))
@@ -182,6 +206,17 @@ pub enum BuildError {
         /// The tool's name.
         name: String,
     },
+    /// A tool needs a person's approval before each call, and the server was not told that
+    /// the client asks for it ([`McpServerBuilder::trust_client_approval`]).
+    #[error(
+        "tool `{name}` needs a person's approval before each call, which an MCP server cannot \
+         ask for: serve it only to clients that confirm each call with their user and say so \
+         with `.trust_client_approval(true)`, or run it in an `Agent`, which stops for approval"
+    )]
+    NeedsApproval {
+        /// The tool's name.
+        name: String,
+    },
 }
 
 impl fmt::Debug for McpServerBuilder {
@@ -197,6 +232,7 @@ impl fmt::Debug for McpServerBuilder {
             )
             .field("timeout", &self.timeout)
             .field("include_error_message", &self.include_error_message)
+            .field("trust_client_approval", &self.trust_client_approval)
             .field("name", &self.name)
             .field("version", &self.version)
             .field("instructions", &self.instructions)
