@@ -11,7 +11,9 @@
 //! (`support/mcp_servers.rs`). The ratios are paired (`support/paired.rs`): both servers timed
 //! in alternating batches, the ratio taken per pair. `count` makes N calls of one MODE and
 //! nothing else, for callgrind: `inputs` (the requests and contexts made and dropped),
-//! `rmcp`, `reticent`, `rmcp_structured` or `reticent_structured`.
+//! `rmcp`, `reticent`, `rmcp_structured`, `reticent_structured` or `bare` (reticent's text tool
+//! called by `BareHandler`, the least a handler can do with it: what the server adds is
+//! `reticent` against it).
 
 use std::hint::black_box;
 
@@ -22,7 +24,9 @@ mod mcp_servers;
 #[path = "support/paired.rs"]
 mod paired;
 
-use mcp_servers::{Bench, call, check};
+use mcp_servers::{BareHandler, Bench, Input, call, check};
+use rmcp::ServerHandler;
+use rmcp::model::CallToolResponse;
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -66,6 +70,40 @@ fn ratios(bench: &mut Bench) {
             p.ratio, p.ratio_iqr.0, p.ratio_iqr.1, p.candidate, p.baseline
         );
     }
+    // Where the text output's difference is: the tool, or the server around it.
+    let bare = BareHandler::new();
+    println!("the text tool called by a bare handler (no lookup, span, clock or containment):");
+    for (what, baseline, candidate) in [
+        (
+            "bare handler / rmcp",
+            &rmcp as &dyn Call,
+            &bare as &dyn Call,
+        ),
+        ("McpServer / bare handler", &bare, &reticent),
+    ] {
+        let p = paired::compare(
+            ROUNDS,
+            BATCH,
+            || bench.input("book"),
+            |input| baseline.call(input),
+            |input| candidate.call(input),
+        );
+        println!(
+            "  {what:<24} {:.3}x [{:.3}x {:.3}x]   ({:?} vs {:?} per call)",
+            p.ratio, p.ratio_iqr.0, p.ratio_iqr.1, p.candidate, p.baseline
+        );
+    }
+}
+
+/// One call on a server, whichever it is.
+trait Call {
+    fn call(&self, input: Input) -> CallToolResponse;
+}
+
+impl<S: ServerHandler> Call for S {
+    fn call(&self, input: Input) -> CallToolResponse {
+        call(self, input)
+    }
 }
 
 fn count(bench: &mut Bench, mode: &str, n: usize) {
@@ -75,15 +113,17 @@ fn count(bench: &mut Bench, mode: &str, n: usize) {
         "book"
     };
     let inputs: Vec<_> = (0..n).map(|_| bench.input(tool)).collect();
+    let bare = BareHandler::new();
     let _entered = bench.runtime.enter();
     for input in inputs {
         match mode {
             "inputs" => drop(black_box(input)),
             "rmcp" | "rmcp_structured" => drop(black_box(call(&bench.rmcp, input))),
             "reticent" | "reticent_structured" => drop(black_box(call(&bench.reticent, input))),
+            "bare" => drop(black_box(call(&bare, input))),
             other => panic!(
-                "unknown mode {other:?}: inputs, rmcp, reticent, rmcp_structured or \
-                 reticent_structured"
+                "unknown mode {other:?}: inputs, rmcp, reticent, rmcp_structured, \
+                 reticent_structured or bare"
             ),
         }
     }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Instructions per `tools/call` of reticent's `McpServer` against rmcp's own
 # `#[tool_router]` + `#[tool_handler]` server for the same tool, with text output and with
-# structured output, counted by callgrind: exact and repeatable, unlike time on a shared
-# machine. Needs valgrind (Debian: apt-get install valgrind).
+# structured output, and of the text tool called by a bare handler (what the server adds is
+# reticent's count against it), counted by callgrind: exact and repeatable, unlike time on a
+# shared machine. Needs valgrind (Debian: apt-get install valgrind).
 #
 #   runtime/benches/mcp_instructions.sh [N]
 #
@@ -15,7 +16,7 @@ target="${CARGO_TARGET_DIR:-target}"
 cargo bench -q -p reticent --features mcp --bench mcp_call --no-run
 bin=$(ls -t "$target"/release/deps/mcp_call-* | grep -v '\.d$' | head -n 1)
 declare -A total
-modes=(inputs rmcp reticent rmcp_structured reticent_structured)
+modes=(inputs rmcp reticent rmcp_structured reticent_structured bare)
 for mode in "${modes[@]}"; do
   out_file=/dev/null
   if [[ "${PROFILE:-0}" == 1 && "$mode" != inputs ]]; then
@@ -34,3 +35,6 @@ for output in "" _structured; do
   echo "    reticent McpServer:                    $reticent"
   awk -v a="$reticent" -v b="$rmcp" 'BEGIN { printf "    reticent / rmcp:                       %.3fx\n", a / b }'
 done
+bare=$(per bare); reticent=$(per reticent)
+echo "  the text tool called by a bare handler (no lookup, span, clock or containment): $bare"
+awk -v a="$reticent" -v b="$bare" 'BEGIN { printf "    McpServer / bare handler:              %.3fx\n", a / b }'

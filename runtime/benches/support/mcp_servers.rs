@@ -8,6 +8,10 @@
 //!   reticent's tool has no output schema (`output_schema = false`).
 //! - `book_structured`: structured output, the text and `structuredContent`. rmcp's tool
 //!   returns `Json<Booking>`; reticent's has the output schema `#[tool]` derives.
+//!
+//! Beside them, for the text form, a [`BareHandler`]: reticent's tool called by the least an
+//! rmcp handler can do with it, which splits a difference between the two servers into what
+//! the tool costs and what the server around it adds.
 #![allow(dead_code)]
 
 use futures::FutureExt;
@@ -106,7 +110,48 @@ pub fn rmcp_server() -> RmcpServer {
     }
 }
 
+// ---- the least a handler can do -----------------------------------------------------------
+
+/// A reference, not a server: an rmcp handler that calls reticent's `book` tool for every
+/// `tools/call` and answers with its text, with nothing around the call — no lookup by name, no
+/// span, no clock, no panic containment, no failure record, no cancellation. The tool's own
+/// work (its arguments decoded and checked, its output written through the guard) is all
+/// there is; what `McpServer` costs beyond it is the server's.
+#[derive(Clone)]
+pub struct BareHandler(pub std::sync::Arc<dyn reticent::Tool>);
+
+impl BareHandler {
+    /// The handler of `book` (text output).
+    pub fn new() -> Self {
+        Self(std::sync::Arc::new(BookText))
+    }
+}
+
+impl ServerHandler for BareHandler {
+    fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<CallToolResponse, rmcp::model::ErrorData>> + Send + '_
+    {
+        drop(context);
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let text = self
+            .0
+            .call_text_output(arguments, reticent::ToolContext::default())
+            .now_or_never()
+            .expect("the tool is ready when called")
+            .expect("the bench's arguments are valid");
+        std::future::ready(Ok(CallToolResponse::from(
+            rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]),
+        )))
+    }
+}
+
 // ---- one call -----------------------------------------------------------------------------
+
+/// One call's inputs: the request and its context.
+pub type Input = (CallToolRequestParams, RequestContext<RoleServer>);
 
 /// Where the calls are made: a runtime, and a peer for the request contexts (a server served
 /// on a duplex nobody writes to).
@@ -141,10 +186,7 @@ impl Bench {
     }
 
     /// One call's inputs, made before the clock starts: the request to `tool` and its context.
-    pub fn input(
-        &mut self,
-        tool: &'static str,
-    ) -> (CallToolRequestParams, RequestContext<RoleServer>) {
+    pub fn input(&mut self, tool: &'static str) -> Input {
         self.next_id += 1;
         let Value::Object(arguments) = args() else {
             unreachable!("the arguments are an object")
@@ -160,10 +202,7 @@ impl Bench {
 
 /// One `tools/call` on `server`, polled once: the tool is ready when called, so the call is.
 /// Must run inside the bench's runtime (`runtime.enter()`).
-pub fn call(
-    server: &impl ServerHandler,
-    (request, context): (CallToolRequestParams, RequestContext<RoleServer>),
-) -> CallToolResponse {
+pub fn call(server: &impl ServerHandler, (request, context): Input) -> CallToolResponse {
     server
         .call_tool(request, context)
         .now_or_never()
