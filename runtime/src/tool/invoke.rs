@@ -24,7 +24,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::blocking::{Blocked, run_blocking};
-use super::contain::{Contained, payload_message};
+use super::contain::{Contained, drop_contained, payload_message};
 use super::context::CallScope;
 use super::failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, kinds};
 use super::future::{InPlace, Step};
@@ -175,8 +175,10 @@ pub(crate) type Started<'a, T> = Step<'a, Outcome<T>>;
 
 /// Starts the call: the time limit (the shorter of the caller's and the tool's), the tool
 /// called with its context (made from `scope` for a tool that reads one, empty for any
-/// other) and its future polled once with `task`, under `catch_unwind`. What [`invoke`]'s future does when first polled, for a caller that polls in
-/// place.
+/// other) and its future polled once with `task`, under `catch_unwind`. What [`invoke`]'s
+/// future does when first polled, for a caller that polls in place. A call done then is
+/// answered without the record a failure or a running call needs; only a call that goes on
+/// has its future wrapped to contain what it does later.
 #[inline(always)]
 pub(crate) fn start<'a, F: Form>(
     invocation: Invocation<'a>,
@@ -200,38 +202,52 @@ pub(crate) fn start<'a, F: Form>(
         && tokio::runtime::Handle::try_current().is_ok();
     let (given, record) = arguments.split();
     let (call_id, tool_name) = (scope.call_id, scope.tool_name);
-    let call = Call {
+    let cx = tool.reads_context().then(|| scope.context());
+    // What a failure needs of the call, made only when the call fails or goes on.
+    let call = move |cx, record| Call {
         include_error_message,
         call_id: Cow::Borrowed(call_id),
         tool_name: Cow::Borrowed(tool_name),
-        cx: tool.reads_context().then(|| scope.context()),
+        cx,
         record,
         start,
     };
     if blocking {
-        return Step::Running(run_blocking_call::<F>(Arc::clone(tool), given, call, limit));
+        return Step::Running(run_blocking_call::<F>(
+            Arc::clone(tool),
+            given,
+            call(cx, record),
+            limit,
+        ));
     }
-    let started = catch_unwind(AssertUnwindSafe(|| {
-        given.call::<F>(&**tool, call.tool_cx())
-    }));
-    let mut future = match started {
-        Ok(future) => Contained::new(AssertUnwindSafe(future).catch_unwind()),
-        Err(payload) => return Step::Done(call.conclude(Err(Ending::Panicked(payload)))),
+    let tool_cx = cx.clone().unwrap_or_default();
+    let mut future = match catch_unwind(AssertUnwindSafe(|| given.call::<F>(&**tool, tool_cx))) {
+        Ok(future) => future,
+        Err(payload) => {
+            return Step::Done(call(cx, record).conclude(Err(Ending::Panicked(payload))));
+        }
     };
     // Polled here, before any timer: a call that is done at once is done within any limit,
-    // as `tokio::time::timeout` would also find, polling the future before its timer.
-    match Pin::new(&mut future).poll(task) {
-        Poll::Ready(Ok(result)) => return Step::Done(call.conclude(returned(result))),
-        Poll::Ready(Err(payload)) => {
-            return Step::Done(call.conclude(Err(Ending::Panicked(payload))));
+    // as `tokio::time::timeout` would also find, polling the future before its timer. A
+    // future that panics as it is polled or dropped is a panic of the tool's, contained.
+    let ending = match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut future).poll(task))) {
+        Ok(Poll::Ready(Ok(output))) => {
+            drop_contained(future);
+            return Step::Done(Ok(output));
         }
-        Poll::Pending => {}
-    }
-    let call = call.owned();
-    Step::Running(Box::pin(async move {
-        let ran = wait(future, limit.map(|limit| (start + limit, limit))).await;
-        call.conclude(ran)
-    }))
+        Ok(Poll::Ready(Err(error))) => Ending::Error(error),
+        Err(payload) => Ending::Panicked(payload),
+        Ok(Poll::Pending) => {
+            let call = call(cx, record).owned();
+            let future = Contained::new(AssertUnwindSafe(future).catch_unwind());
+            return Step::Running(Box::pin(async move {
+                let ran = wait(future, limit.map(|limit| (start + limit, limit))).await;
+                call.conclude(ran)
+            }));
+        }
+    };
+    drop_contained(future);
+    Step::Done(call(cx, record).conclude(Err(ending)))
 }
 
 /// Runs a sync tool's call on the blocking pool, under `limit`.

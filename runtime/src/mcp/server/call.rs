@@ -269,14 +269,14 @@ impl<'s> Answer<'s> {
             };
             start::<F>(invocation, scope, task)
         };
-        let (running, watch) = match (started, watch) {
+        let running = match started {
             // Done before anyone could stop it: answered, also when the client cancelled the
             // request meanwhile (the transport then drops the answer).
-            (Step::Done(outcome), None) => {
+            Step::Done(outcome) if watch.is_none() => {
                 return Step::Done(self.answer(outcome, to_result));
             }
-            (Step::Done(outcome), watch) => (Either::Left(std::future::ready(outcome)), watch),
-            (Step::Running(running), watch) => (Either::Right(running), watch),
+            Step::Done(outcome) => Either::Left(std::future::ready(outcome)),
+            Step::Running(running) => Either::Right(running),
         };
         // For the record of a cancelled call.
         let call_id = call_id.to_owned();
