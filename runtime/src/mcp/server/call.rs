@@ -2,6 +2,7 @@
 //! module's [`start`], in place on the first poll; its reports passed on to the client while it
 //! runs; the failure reported to the operator and the rendered text sent to the client.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::{Pin, pin};
@@ -44,7 +45,7 @@ pub(super) struct CallTool<'s, R> {
 }
 
 /// A `tools/call` request: the tool's name, the arguments and the request's context.
-type Request = (String, Value, RequestContext<RoleServer>);
+type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
 
 /// The result the client is sent, or the protocol error for a tool that does not exist (or a
 /// cancelled request, whose reply the transport drops).
@@ -54,7 +55,7 @@ impl<'s, R> CallTool<'s, R> {
     /// The call of the tool `name`, its result made into `R` with `into`.
     pub(super) fn new(
         server: &'s McpServer,
-        name: String,
+        name: Cow<'static, str>,
         arguments: Value,
         context: RequestContext<RoleServer>,
         into: fn(CallToolResult) -> R,
@@ -104,7 +105,7 @@ impl McpServer {
     #[inline(always)]
     fn begin<'s>(
         &'s self,
-        name: String,
+        name: Cow<'static, str>,
         arguments: Value,
         context: RequestContext<RoleServer>,
         task: &mut Context<'_>,
@@ -133,7 +134,9 @@ impl McpServer {
                 &name,
                 call_id,
                 kinds::UNKNOWN_TOOL,
-                Arc::new(UnknownTool { name: name.clone() }),
+                Arc::new(UnknownTool {
+                    name: name.clone().into_owned(),
+                }),
                 text.clone(),
             );
             failure.arguments = arguments;

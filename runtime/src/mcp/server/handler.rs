@@ -66,7 +66,8 @@ impl ServerHandler for McpServer {
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
         CallTool::new(
             self,
-            request.name.into_owned(),
+            // A name the request borrows (made in process) is not copied.
+            request.name,
             arguments,
             context,
             CallToolResponse::from,
@@ -109,8 +110,14 @@ impl ServerHandler for McpServer {
         let modern = context
             .protocol_version()
             .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        let mut result =
-            CallTool::new(self, name, arguments, context, std::convert::identity).await?;
+        let mut result = CallTool::new(
+            self,
+            name.into(),
+            arguments,
+            context,
+            std::convert::identity,
+        )
+        .await?;
         if !modern {
             // As rmcp does for the results it sends itself.
             result.result_type = None;
