@@ -24,9 +24,8 @@ mod mcp_servers;
 #[path = "support/paired.rs"]
 mod paired;
 
-use mcp_servers::{BareHandler, Bench, Input, call, check};
+use mcp_servers::{BareHandler, Bench, call, check};
 use rmcp::ServerHandler;
-use rmcp::model::CallToolResponse;
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -44,8 +43,6 @@ fn main() {
 }
 
 fn ratios(bench: &mut Bench) {
-    const ROUNDS: usize = 400;
-    const BATCH: usize = 200;
     let runtime = bench.runtime.handle().clone();
     let _entered = runtime.enter();
     let reticent = bench.reticent.clone();
@@ -54,56 +51,43 @@ fn ratios(bench: &mut Bench) {
         "tools/call, reticent McpServer / rmcp #[tool_router] + #[tool_handler]: median over \
          {ROUNDS} rounds of {BATCH} calls each [interquartile range]"
     );
-    for (tool, what) in [
-        ("book", "text output"),
-        ("book_structured", "structured output"),
-    ] {
-        let p = paired::compare(
-            ROUNDS,
-            BATCH,
-            || bench.input(tool),
-            |input| call(&rmcp, input),
-            |input| call(&reticent, input),
-        );
-        println!(
-            "  {what:<18} {:.3}x [{:.3}x {:.3}x]   ({:?} vs {:?} per call)",
-            p.ratio, p.ratio_iqr.0, p.ratio_iqr.1, p.candidate, p.baseline
-        );
-    }
+    compare(bench, "book", "text output", &rmcp, &reticent);
+    compare(
+        bench,
+        "book_structured",
+        "structured output",
+        &rmcp,
+        &reticent,
+    );
     // Where the text output's difference is: the tool, or the server around it.
     let bare = BareHandler::new();
     println!("the text tool called by a bare handler (no lookup, span, clock or containment):");
-    for (what, baseline, candidate) in [
-        (
-            "bare handler / rmcp",
-            &rmcp as &dyn Call,
-            &bare as &dyn Call,
-        ),
-        ("McpServer / bare handler", &bare, &reticent),
-    ] {
-        let p = paired::compare(
-            ROUNDS,
-            BATCH,
-            || bench.input("book"),
-            |input| baseline.call(input),
-            |input| candidate.call(input),
-        );
-        println!(
-            "  {what:<24} {:.3}x [{:.3}x {:.3}x]   ({:?} vs {:?} per call)",
-            p.ratio, p.ratio_iqr.0, p.ratio_iqr.1, p.candidate, p.baseline
-        );
-    }
+    compare(bench, "book", "bare handler / rmcp", &rmcp, &bare);
+    compare(bench, "book", "McpServer / bare handler", &bare, &reticent);
 }
 
-/// One call on a server, whichever it is.
-trait Call {
-    fn call(&self, input: Input) -> CallToolResponse;
-}
+const ROUNDS: usize = 400;
+const BATCH: usize = 200;
 
-impl<S: ServerHandler> Call for S {
-    fn call(&self, input: Input) -> CallToolResponse {
-        call(self, input)
-    }
+/// Prints the paired ratio of calls of `tool` on `candidate` to calls on `baseline`.
+fn compare(
+    bench: &mut Bench,
+    tool: &'static str,
+    what: &str,
+    baseline: &impl ServerHandler,
+    candidate: &impl ServerHandler,
+) {
+    let p = paired::compare(
+        ROUNDS,
+        BATCH,
+        || bench.input(tool),
+        |input| call(baseline, input),
+        |input| call(candidate, input),
+    );
+    println!(
+        "  {what:<24} {:.3}x [{:.3}x {:.3}x]   ({:?} vs {:?} per call)",
+        p.ratio, p.ratio_iqr.0, p.ratio_iqr.1, p.candidate, p.baseline
+    );
 }
 
 fn count(bench: &mut Bench, mode: &str, n: usize) {

@@ -116,9 +116,9 @@ pub fn rmcp_server() -> RmcpServer {
 /// `tools/call` and answers with its text, with nothing around the call — no lookup by name, no
 /// span, no clock, no panic containment, no failure record, no cancellation. The tool's own
 /// work (its arguments decoded and checked, its output written through the guard) is all
-/// there is; what `McpServer` costs beyond it is the server's.
-#[derive(Clone)]
-pub struct BareHandler(pub std::sync::Arc<dyn reticent::Tool>);
+/// there is; what `McpServer` costs beyond it is the server's. The tool is called through
+/// `dyn Tool`, as a server calls it.
+pub struct BareHandler(std::sync::Arc<dyn reticent::Tool>);
 
 impl BareHandler {
     /// The handler of `book` (text output).
@@ -136,12 +136,11 @@ impl ServerHandler for BareHandler {
     {
         drop(context);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let text = self
-            .0
-            .call_text_output(arguments, reticent::ToolContext::default())
-            .now_or_never()
-            .expect("the tool is ready when called")
-            .expect("the bench's arguments are valid");
+        let text =
+            reticent::Tool::call_text_output(&*self.0, arguments, reticent::ToolContext::default())
+                .now_or_never()
+                .expect("the tool is ready when called")
+                .expect("the bench's arguments are valid");
         std::future::ready(Ok(CallToolResponse::from(
             rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]),
         )))

@@ -220,7 +220,7 @@ pub(crate) fn start<'a, F: Form>(
             limit,
         ));
     }
-    let tool_cx = cx.clone().unwrap_or_default();
+    let tool_cx = tool_context(&cx);
     let mut future = match catch_unwind(AssertUnwindSafe(|| given.call::<F>(&**tool, tool_cx))) {
         Ok(future) => future,
         Err(payload) => {
@@ -286,11 +286,10 @@ impl<'a> Call<'a, '_> {
         }
     }
 
-    /// The context the tool is called with: a clone of the call's, or an empty one (made
-    /// without allocating) for a tool that does not read it.
+    /// The context the tool is called with ([`tool_context`]).
     #[inline]
     fn tool_cx(&self) -> ToolContext {
-        self.cx.clone().unwrap_or_default()
+        tool_context(&self.cx)
     }
 
     /// Tells a tool that reads its context that the call was abandoned.
@@ -361,6 +360,13 @@ impl<'a> Call<'a, '_> {
             }
         }
     }
+}
+
+/// The context a tool is called with: a clone of the call's `cx`, or an empty one (made without
+/// allocating) for a tool that does not read it.
+#[inline]
+fn tool_context(cx: &Option<ToolContext>) -> ToolContext {
+    cx.clone().unwrap_or_default()
 }
 
 /// How running the tool ended: its output, or how it did not give one.

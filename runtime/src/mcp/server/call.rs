@@ -135,7 +135,7 @@ impl McpServer {
                 call_id,
                 kinds::UNKNOWN_TOOL,
                 Arc::new(UnknownTool {
-                    name: name.clone().into_owned(),
+                    name: name.to_string(),
                 }),
                 text.clone(),
             );
