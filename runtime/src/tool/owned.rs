@@ -8,6 +8,10 @@
 //! it itself, so that each element is decoded as an `Owned` too and an error coming back is
 //! marked with the element's index or key. Object keys are read as `serde_json` reads them
 //! (numbers and booleans from the key's text).
+//!
+//! Longer than most files: it is two `Deserializer`s (the value and an object key) with
+//! serde's full set of methods each, and the accesses that walk arrays, objects and enum
+//! variants; the path is only right if all of them mark it the same way.
 
 use std::fmt::{self, Write as _};
 
