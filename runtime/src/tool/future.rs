@@ -151,4 +151,115 @@ impl<'a, S, T> InPlace<'a, S, T> {
             }
         }
     }
+
+    /// Polls as [`poll_with`](Self::poll_with) does, with `start` lent the state in place
+    /// rather than given it: what it does not take out of it is dropped where it lies, never
+    /// moved.
+    pub(crate) fn poll_in_place(
+        &mut self,
+        task: &mut Context<'_>,
+        start: impl FnOnce(&mut S, &mut Context<'_>) -> Step<'a, T>,
+    ) -> Poll<T> {
+        let running = match self {
+            Self::Start(from) => match start(from, task) {
+                Step::Done(output) => {
+                    *self = Self::Done;
+                    return Poll::Ready(output);
+                }
+                Step::Running(running) => {
+                    *self = Self::Running(running);
+                    let Self::Running(running) = self else {
+                        unreachable!("just set")
+                    };
+                    running
+                }
+            },
+            Self::Running(running) => running,
+            Self::Done => panic!("a future was polled after it completed"),
+        };
+        match running.as_mut().poll(task) {
+            Poll::Ready(output) => {
+                *self = Self::Done;
+                Poll::Ready(output)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Waker};
+
+    use super::{InPlace, Step};
+
+    /// A state with a part the start takes and a part it leaves, which counts its drops.
+    struct State {
+        taken: String,
+        /// Held only to be dropped.
+        _left: Arc<()>,
+    }
+
+    fn state(left: &Arc<()>) -> InPlace<'static, State, String> {
+        InPlace::Start(State {
+            taken: "taken".to_owned(),
+            _left: Arc::clone(left),
+        })
+    }
+
+    #[test]
+    fn a_start_done_at_once_takes_what_it_needs_and_the_rest_is_dropped_in_place() {
+        let left = Arc::new(());
+        let mut stage = state(&left);
+        let mut task = Context::from_waker(Waker::noop());
+        let polled = stage.poll_in_place(&mut task, |state, _| {
+            assert_eq!(
+                Arc::strong_count(&left),
+                2,
+                "the state is lent, not moved out"
+            );
+            Step::Done(std::mem::take(&mut state.taken))
+        });
+        assert_eq!(polled, Poll::Ready("taken".to_owned()));
+        assert_eq!(
+            Arc::strong_count(&left),
+            1,
+            "what was left is dropped when done"
+        );
+        assert!(matches!(stage, InPlace::Done));
+    }
+
+    #[test]
+    fn a_start_that_goes_on_is_polled_at_once_and_again_until_done() {
+        let left = Arc::new(());
+        let mut stage = state(&left);
+        let mut task = Context::from_waker(Waker::noop());
+        let polled = stage.poll_in_place(&mut task, |state, _| {
+            let taken = std::mem::take(&mut state.taken);
+            let mut once = false;
+            Step::Running(Box::pin(std::future::poll_fn(move |_| {
+                if std::mem::replace(&mut once, true) {
+                    Poll::Ready(taken.clone())
+                } else {
+                    Poll::Pending
+                }
+            })))
+        });
+        assert_eq!(polled, Poll::Pending);
+        assert_eq!(
+            Arc::strong_count(&left),
+            1,
+            "the state is dropped once the call goes on"
+        );
+        assert_eq!(
+            stage.poll_in_place(&mut task, |_, _| unreachable!("started once")),
+            Poll::Ready("taken".to_owned())
+        );
+        assert!(matches!(stage, InPlace::Done));
+        let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            stage.poll_in_place(&mut task, |_, _| unreachable!("started once"))
+        }));
+        assert!(again.is_err(), "a finished future panics when polled again");
+    }
 }

@@ -39,7 +39,7 @@ use crate::tool::{
 pub(super) struct CallTool<'s, R> {
     server: &'s McpServer,
     /// The request is held in place until the first poll: boxing it would cost every call an
-    /// allocation.
+    /// allocation. The first poll borrows it there and moves out only the arguments.
     stage: InPlace<'s, Request, Answered>,
     into: fn(CallToolResult) -> R,
 }
@@ -76,8 +76,8 @@ impl<R> Future for CallTool<'_, R> {
         let server = this.server;
         let into = this.into;
         this.stage
-            .poll_with(task, |(name, arguments, context), task| {
-                server.begin(name, arguments, context, task)
+            .poll_in_place(task, |(name, arguments, context), task| {
+                server.begin(name, std::mem::take(arguments), context, task)
             })
             .map_ok(into)
     }
@@ -96,7 +96,7 @@ struct Answer<'s> {
 /// `notifications/cancelled` reaches the tool.
 struct Caller<'c> {
     call_id: &'c str,
-    token: CancellationToken,
+    token: &'c CancellationToken,
     observer: Option<Arc<Observer>>,
 }
 
@@ -105,12 +105,13 @@ impl McpServer {
     #[inline(always)]
     fn begin<'s>(
         &'s self,
-        name: Cow<'static, str>,
+        name: &str,
         arguments: Value,
-        context: RequestContext<RoleServer>,
+        context: &RequestContext<RoleServer>,
         task: &mut Context<'_>,
     ) -> Step<'s, Answered> {
         let inner = &self.inner;
+        // The request stays where the future holds it: only what the call takes is moved out.
         let RequestContext {
             ct: token,
             meta,
@@ -120,18 +121,18 @@ impl McpServer {
         } = context;
         // The request's id is the call's; a number is written without allocating.
         let mut digits = itoa::Buffer::new();
-        let call_id = match &id {
+        let call_id = match id {
             NumberOrString::Number(n) => digits.format(*n),
             NumberOrString::String(s) => s,
         };
-        let span = execute_span(&name, call_id);
+        let span = execute_span(name, call_id);
         let start = Instant::now();
 
-        let Some((position, tool_name, tool)) = inner.tools.find(&name) else {
+        let Some((position, tool_name, tool)) = inner.tools.find(name) else {
             let available: Vec<&str> = self.tool_names().collect();
-            let text = render::unknown_tool(&name, &available);
+            let text = render::unknown_tool(name, &available);
             let mut failure = ToolFailure::new(
-                &name,
+                name,
                 call_id,
                 kinds::UNKNOWN_TOOL,
                 Arc::new(UnknownTool {
@@ -148,10 +149,10 @@ impl McpServer {
 
         // Progress goes to a client that sent a token for it, log lines to one that asked for
         // them, both to the span when it is enabled; a call nobody watches has no observer.
-        let progress_token = session::progress_token(&meta);
+        let progress_token = session::progress_token(meta);
         let forward = Forward {
             progress: progress_token.is_some(),
-            logs: self.session.log_level(&meta),
+            logs: self.session.log_level(meta),
         };
         let (observer, updates) = Observer::new(&span, forward).unzip();
         // Arguments sent as a JSON string are read as the JSON text they hold, as some clients
@@ -173,7 +174,7 @@ impl McpServer {
         };
         let watch = updates.flatten().map(|updates| {
             let notify = Notify {
-                peer,
+                peer: peer.clone(),
                 progress_token,
                 tool: tool_name,
             };
@@ -267,7 +268,7 @@ impl<'s> Answer<'s> {
             let scope = CallScope {
                 call_id,
                 tool_name: self.tool_name,
-                parent: &token,
+                parent: token,
                 observer,
             };
             start::<F>(invocation, scope, task)
@@ -281,8 +282,10 @@ impl<'s> Answer<'s> {
             Step::Done(outcome) => Either::Left(std::future::ready(outcome)),
             Step::Running(running) => Either::Right(running),
         };
-        // For the record of a cancelled call.
+        // For the record of a cancelled call, and the request's token: the call goes on
+        // without the request.
         let call_id = call_id.to_owned();
+        let token = token.clone();
         Step::Running(Box::pin(async move {
             let running = running.instrument(self.span.clone());
             let outcome = match watch {
