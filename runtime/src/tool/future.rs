@@ -135,20 +135,14 @@ impl<'a, S, T> InPlace<'a, S, T> {
         task: &mut Context<'_>,
         start: impl FnOnce(S, &mut Context<'_>) -> Step<'a, T>,
     ) -> Poll<T> {
-        let mut running = match std::mem::replace(self, Self::Done) {
-            Self::Start(from) => match start(from, task) {
-                Step::Done(output) => return Poll::Ready(output),
-                Step::Running(running) => running,
-            },
-            Self::Running(running) => running,
-            Self::Done => panic!("a future was polled after it completed"),
-        };
-        match running.as_mut().poll(task) {
-            Poll::Ready(output) => Poll::Ready(output),
-            Poll::Pending => {
-                *self = Self::Running(running);
-                Poll::Pending
-            }
+        if let Self::Start(_) = self {
+            let Self::Start(from) = std::mem::replace(self, Self::Done) else {
+                unreachable!("matched as started")
+            };
+            let step = start(from, task);
+            self.started(step, task)
+        } else {
+            self.poll_running(task)
         }
     }
 
@@ -160,30 +154,39 @@ impl<'a, S, T> InPlace<'a, S, T> {
         task: &mut Context<'_>,
         start: impl FnOnce(&mut S, &mut Context<'_>) -> Step<'a, T>,
     ) -> Poll<T> {
-        let running = match self {
-            Self::Start(from) => match start(from, task) {
-                Step::Done(output) => {
-                    *self = Self::Done;
-                    return Poll::Ready(output);
-                }
-                Step::Running(running) => {
-                    *self = Self::Running(running);
-                    let Self::Running(running) = self else {
-                        unreachable!("just set")
-                    };
-                    running
-                }
-            },
-            Self::Running(running) => running,
-            Self::Done => panic!("a future was polled after it completed"),
-        };
-        match running.as_mut().poll(task) {
-            Poll::Ready(output) => {
+        if let Self::Start(from) = self {
+            let step = start(from, task);
+            self.started(step, task)
+        } else {
+            self.poll_running(task)
+        }
+    }
+
+    /// After the first poll's `step`: done, or going on (and polled at once, as the caller
+    /// polled).
+    fn started(&mut self, step: Step<'a, T>, task: &mut Context<'_>) -> Poll<T> {
+        match step {
+            Step::Done(output) => {
                 *self = Self::Done;
                 Poll::Ready(output)
             }
-            Poll::Pending => Poll::Pending,
+            Step::Running(running) => {
+                *self = Self::Running(running);
+                self.poll_running(task)
+            }
         }
+    }
+
+    /// Polls the call that went on; done, the state is `Done`.
+    fn poll_running(&mut self, task: &mut Context<'_>) -> Poll<T> {
+        let Self::Running(running) = self else {
+            panic!("a future was polled after it completed")
+        };
+        let polled = running.as_mut().poll(task);
+        if polled.is_ready() {
+            *self = Self::Done;
+        }
+        polled
     }
 }
 
