@@ -12,14 +12,16 @@ use reticent_fuzz::check_stream;
 /// Small limits, so that inputs reach them.
 const MAX_EVENT_BYTES: usize = 4096;
 const MAX_STREAM_BYTES: usize = 32 << 10;
+const MAX_TOOL_CALLS: usize = 8;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&piece, body)) = data.split_first() else {
         return;
     };
     for read in [read_openai_stream, read_anthropic_stream] {
-        let whole = read(body, body.len(), MAX_EVENT_BYTES, MAX_STREAM_BYTES);
-        let pieces = read(body, usize::from(piece) + 1, MAX_EVENT_BYTES, MAX_STREAM_BYTES);
+        let limits = (MAX_EVENT_BYTES, MAX_STREAM_BYTES, MAX_TOOL_CALLS);
+        let whole = read(body, body.len(), limits.0, limits.1, limits.2);
+        let pieces = read(body, usize::from(piece) + 1, limits.0, limits.1, limits.2);
         let text = |items: &[_]| format!("{items:?}");
         assert_eq!(text(&whole), text(&pieces), "pieces of {} bytes", piece + 1);
         check_stream(whole);

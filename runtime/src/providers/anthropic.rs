@@ -26,6 +26,7 @@
 //! One file per wire format, longer than most: the request encoding, the response decoding and
 //! the streamed events of one API change together when the API does, and are read together.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use futures::future::BoxFuture;
@@ -36,7 +37,8 @@ use serde_json::{Map, Value, json};
 
 use super::ConfigError;
 use super::http::{
-    Failed, Transport, error_message, join, secret_header, unreadable, unreadable_event,
+    Failed, Transport, error_message, join, secret_header, tool_calls_within, unreadable,
+    unreadable_event,
 };
 use super::sse::SseEvent;
 use super::stream::{Assembly, Decode, error_event, post_stream};
@@ -249,7 +251,7 @@ impl Anthropic {
             .transport
             .post_json(&self.url(), headers, body, &self.api_key)
             .await?;
-        parse(&response)
+        tool_calls_within(parse(&response)?, self.transport.max_tool_calls)
     }
 }
 
@@ -450,12 +452,13 @@ enum BlockDelta {
 
 /// Reads the events of a streamed message: `message_start` and `message_delta` carry the
 /// usage, `content_block_start` begins text or a `tool_use` call, `content_block_delta` adds
-/// text or a fragment of a call's input JSON, `message_stop` ends the stream, and `error`
-/// is the provider's error.
+/// text or a fragment of a call's input JSON (the call looked up by its block, not searched
+/// for), `message_stop` ends the stream, and `error` is the provider's error.
 #[derive(Default)]
 pub(super) struct Events {
-    /// The calls started so far: content block index, index in the answer.
-    calls: Vec<(u64, usize)>,
+    /// The calls started so far: index in the answer by content block index (the first call
+    /// of a block that is started twice).
+    calls: HashMap<u64, usize>,
     usage: WireUsage,
 }
 
@@ -480,8 +483,8 @@ impl Decode for Events {
             } => match content_block {
                 Block::Text { text } => answer.text(&text)?,
                 Block::ToolUse { id, name, input } => {
-                    let call = answer.start_call(id, name);
-                    self.calls.push((index, call));
+                    let call = answer.start_call(id, name)?;
+                    self.calls.entry(index).or_insert(call);
                     // the input arrives in deltas; one given here up front is kept
                     if input.as_object().is_some_and(|o| !o.is_empty()) {
                         answer.arguments(call, &input.to_string())?;
@@ -492,8 +495,7 @@ impl Decode for Events {
             StreamEvent::ContentBlockDelta { index, delta } => match delta {
                 BlockDelta::TextDelta { text } => answer.text(&text)?,
                 BlockDelta::InputJsonDelta { partial_json } => {
-                    let Some(&(_, call)) = self.calls.iter().find(|(block, _)| *block == index)
-                    else {
+                    let Some(&call) = self.calls.get(&index) else {
                         return Err(Failed::new(
                             format!(
                                 "the message stream sent tool input for content block {index}, \

@@ -16,7 +16,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use crate::error::chain::chain;
-use crate::model::ModelError;
+use crate::model::{ModelError, ModelResponse};
 use crate::render::{MAX_NAME_LEN, bounded, format_duration};
 use crate::secret::Secret;
 
@@ -36,6 +36,11 @@ pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
 /// tool call whole in one event (Ollama) need room for its arguments.
 pub(crate) const DEFAULT_MAX_EVENT_BYTES: usize = 8 << 20;
 
+/// The most tool calls of one response unless configured otherwise: far above what models
+/// ask for in one turn (a few, rarely dozens), so that it bounds what a provider holds without
+/// being the limit a run meets.
+pub(crate) const DEFAULT_MAX_TOOL_CALLS: usize = 1024;
+
 /// Longest provider error text kept when the body is not the provider's JSON error shape.
 const MAX_ERROR_BODY: usize = 512;
 
@@ -49,6 +54,7 @@ pub(crate) struct Transport {
     pub(crate) max_retry_delay: Duration,
     pub(crate) max_response_bytes: usize,
     pub(crate) max_event_bytes: usize,
+    pub(crate) max_tool_calls: usize,
 }
 
 impl fmt::Debug for Transport {
@@ -60,6 +66,7 @@ impl fmt::Debug for Transport {
             .field("max_retry_delay", &self.max_retry_delay)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("max_event_bytes", &self.max_event_bytes)
+            .field("max_tool_calls", &self.max_tool_calls)
             .finish_non_exhaustive()
     }
 }
@@ -74,6 +81,7 @@ impl Transport {
             max_retry_delay: DEFAULT_MAX_RETRY_DELAY,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
+            max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
         }
     }
 
@@ -396,6 +404,21 @@ pub(crate) fn unreadable_event(what: &str, error: serde_json::Error) -> Failed {
     }
 }
 
+/// `response`, read whole, unless it has more tool calls than `max_tool_calls`.
+pub(crate) fn tool_calls_within(
+    response: ModelResponse,
+    max_tool_calls: usize,
+) -> Result<ModelResponse, ModelError> {
+    let calls = response.tool_calls.len();
+    if calls <= max_tool_calls {
+        return Ok(response);
+    }
+    Err(ModelError::new(format!(
+        "the answer has {calls} tool calls, more than {max_tool_calls}; raise \
+         `max_tool_calls` if the provider's answers can have that many"
+    )))
+}
+
 /// The message of [`unreadable`], and the error when the message holds all of it.
 fn unreadable_parts(what: &str, error: serde_json::Error) -> (String, Option<serde_json::Error>) {
     let full = error.to_string();
@@ -534,6 +557,16 @@ macro_rules! transport_setters {
         #[must_use]
         pub fn max_event_bytes(mut self, bytes: usize) -> Self {
             self.transport.max_event_bytes = bytes;
+            self
+        }
+
+        /// The most tool calls one response may have. A response with more is refused with a
+        /// [`ModelError`](crate::ModelError) that says so, and not retried: a stream as soon
+        /// as the call past the limit begins, without reading further; a whole body once it
+        /// is read (within `max_response_bytes`). Default 1024.
+        #[must_use]
+        pub fn max_tool_calls(mut self, calls: usize) -> Self {
+            self.transport.max_tool_calls = calls;
             self
         }
 

@@ -46,8 +46,9 @@
 //! arrive, then `Completed` with the response `complete` would have returned. The request is
 //! retried as for `complete`, but only until the first event is passed on; after that a
 //! failure ends the stream with an error that says it broke off. The events are parsed
-//! within `max_event_bytes` each and `max_response_bytes` in all, and dropping the stream
-//! closes the connection. docs/providers.md has the details.
+//! within `max_event_bytes` each and `max_response_bytes` in all, an answer holds at most
+//! `max_tool_calls` calls (default 1024; `complete` too), and dropping the stream closes the
+//! connection. docs/providers.md has the details.
 //!
 //! # Choosing a model from the environment
 //!
@@ -99,38 +100,44 @@ pub mod __fuzz {
     }
 
     /// Reads a streamed Chat Completions body fed in pieces of `piece` bytes, as
-    /// [`OpenAi`](super::openai::OpenAi) reads one from the network, within the given limits:
-    /// the events it yields, the last being `Completed` or an error.
+    /// [`OpenAi`](super::openai::OpenAi) reads one from the network, within the given limits
+    /// (each the setting of that name): the events it yields, the last being `Completed` or
+    /// an error.
     #[cfg(feature = "openai")]
     pub fn read_openai_stream(
         body: &[u8],
         piece: usize,
         max_event_bytes: usize,
         max_response_bytes: usize,
+        max_tool_calls: usize,
     ) -> Vec<Result<ModelEvent, ModelError>> {
         super::stream::read_all::<super::openai::Chunks>(
             body,
             piece,
             max_event_bytes,
             max_response_bytes,
+            max_tool_calls,
         )
     }
 
     /// Reads a streamed Messages API body fed in pieces of `piece` bytes, as
     /// [`Anthropic`](super::anthropic::Anthropic) reads one from the network, within the given
-    /// limits: the events it yields, the last being `Completed` or an error.
+    /// limits (each the setting of that name): the events it yields, the last being
+    /// `Completed` or an error.
     #[cfg(feature = "anthropic")]
     pub fn read_anthropic_stream(
         body: &[u8],
         piece: usize,
         max_event_bytes: usize,
         max_response_bytes: usize,
+        max_tool_calls: usize,
     ) -> Vec<Result<ModelEvent, ModelError>> {
         super::stream::read_all::<super::anthropic::Events>(
             body,
             piece,
             max_event_bytes,
             max_response_bytes,
+            max_tool_calls,
         )
     }
 }

@@ -34,6 +34,7 @@
 //! dialect), the response decoding and the streamed chunks of one API change together when the
 //! API does, and are read together.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use futures::future::BoxFuture;
@@ -44,7 +45,8 @@ use serde_json::{Map, Value, json};
 
 use super::ConfigError;
 use super::http::{
-    Failed, Transport, error_message, join, secret_header, unreadable, unreadable_event,
+    Failed, Transport, error_message, join, secret_header, tool_calls_within, unreadable,
+    unreadable_event,
 };
 use super::stream::{Assembly, Decode, arguments_from_text, error_event, post_stream};
 use crate::model::SchemaDialect;
@@ -262,7 +264,7 @@ impl OpenAi {
             .transport
             .post_json(&self.url(), headers, body, &self.api_key)
             .await?;
-        parse(&response)
+        tool_calls_within(parse(&response)?, self.transport.max_tool_calls)
     }
 }
 
@@ -470,17 +472,23 @@ struct FunctionDelta {
 
 /// Reads the events of a streamed chat completion. Text and refusal deltas are text; tool
 /// call fragments are matched to their call by `index` (by `id`, or to the last call, when a
-/// server leaves `index` out); a call starts once its name is known. `data: [DONE]` ends the
-/// stream; a stream that closes after a `finish_reason` without it ends too.
+/// server leaves `index` out), looked up, not searched for; a call starts once its name is
+/// known. `data: [DONE]` ends the stream; a stream that closes after a `finish_reason` without
+/// it ends too.
 #[derive(Default)]
 pub(super) struct Chunks {
+    /// The calls seen, in the order their first fragment came; at most `max_tool_calls`,
+    /// started or not.
     calls: Vec<WireCallState>,
+    /// Where each call is in `calls`, by its `index`.
+    by_index: HashMap<u64, usize>,
+    /// Where each call is in `calls`, by its id (the first call to have it).
+    by_id: HashMap<String, usize>,
     finished: bool,
 }
 
 /// A tool call as its fragments arrive.
 struct WireCallState {
-    key: Option<u64>,
     id: Option<String>,
     name: Option<String>,
     /// Its index in the answer, once it started.
@@ -492,35 +500,25 @@ struct WireCallState {
 impl Chunks {
     fn fragment(&mut self, delta: CallDelta, answer: &mut Assembly) -> Result<(), Failed> {
         let found = match (delta.index, &delta.id) {
-            (Some(key), _) => self.calls.iter().position(|c| c.key == Some(key)),
+            (Some(key), _) => self.by_index.get(&key).copied(),
             // an id not seen before starts a new call
-            (None, Some(id)) => self.calls.iter().position(|c| c.id.as_deref() == Some(id)),
+            (None, Some(id)) => self.by_id.get(id).copied(),
             (None, None) => self.calls.len().checked_sub(1),
         };
         let position = match found {
             Some(position) => position,
-            None => {
-                self.calls.push(WireCallState {
-                    key: delta.index,
-                    id: None,
-                    name: None,
-                    started: None,
-                    held: String::new(),
-                });
-                self.calls.len() - 1
-            }
+            None => self.add(delta.index, answer)?,
         };
-        let call = &mut self.calls[position];
         let (name, arguments) = match delta.function {
             Some(function) => (function.name, function.arguments),
             None => (None, None),
         };
-        if call.started.is_none() {
+        if self.calls[position].started.is_none() {
             if let Some(id) = delta.id.filter(|id| !id.is_empty()) {
-                call.id = Some(id);
+                self.set_id(position, id);
             }
             if let Some(name) = name.filter(|name| !name.is_empty()) {
-                call.name = Some(name);
+                self.calls[position].name = Some(name);
             }
         }
         let fragment = match arguments {
@@ -529,6 +527,7 @@ impl Chunks {
             // some compatible servers send the arguments as an object
             Some(other) => other.to_string(),
         };
+        let call = &mut self.calls[position];
         match call.started {
             Some(index) => answer.arguments(index, &fragment)?,
             None => {
@@ -537,23 +536,64 @@ impl Chunks {
                 }
                 call.held.push_str(&fragment);
                 if call.name.is_some() {
-                    let index = start(call, answer);
-                    answer.arguments(index, &std::mem::take(&mut call.held))?;
+                    let index = self.start(position, answer)?;
+                    let held = std::mem::take(&mut self.calls[position].held);
+                    answer.arguments(index, &held)?;
                 }
             }
         }
         Ok(())
     }
-}
 
-/// Starts `call` in the answer.
-fn start(call: &mut WireCallState, answer: &mut Assembly) -> usize {
-    let index = answer.calls();
-    let id = call.id.take().unwrap_or_else(|| format!("call_{index}"));
-    call.id = Some(id.clone());
-    let index = answer.start_call(id, call.name.clone().unwrap_or_default());
-    call.started = Some(index);
-    index
+    /// A new call, with this `index` if it has one; refused past `max_tool_calls`, started
+    /// or not.
+    fn add(&mut self, index: Option<u64>, answer: &Assembly) -> Result<usize, Failed> {
+        if self.calls.len() >= answer.max_calls() {
+            return Err(answer.too_many_calls());
+        }
+        let position = self.calls.len();
+        self.calls.push(WireCallState {
+            id: None,
+            name: None,
+            started: None,
+            held: String::new(),
+        });
+        if let Some(index) = index {
+            self.by_index.insert(index, position);
+        }
+        Ok(position)
+    }
+
+    /// Gives the call at `position` the id `id`, in place of the one it had.
+    fn set_id(&mut self, position: usize, id: String) {
+        let call = &mut self.calls[position];
+        if call.id.as_ref() == Some(&id) {
+            return;
+        }
+        if let Some(old) = call.id.take()
+            && self.by_id.get(&old) == Some(&position)
+        {
+            self.by_id.remove(&old);
+        }
+        self.by_id.entry(id.clone()).or_insert(position);
+        self.calls[position].id = Some(id);
+    }
+
+    /// Starts the call at `position` in the answer.
+    fn start(&mut self, position: usize, answer: &mut Assembly) -> Result<usize, Failed> {
+        let id = match &self.calls[position].id {
+            Some(id) => id.clone(),
+            None => {
+                let id = format!("call_{}", answer.calls());
+                self.set_id(position, id.clone());
+                id
+            }
+        };
+        let call = &mut self.calls[position];
+        let index = answer.start_call(id, call.name.clone().unwrap_or_default())?;
+        call.started = Some(index);
+        Ok(index)
+    }
 }
 
 impl Decode for Chunks {

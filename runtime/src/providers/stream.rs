@@ -9,7 +9,10 @@
 //!   error that says it broke off, which is not retryable;
 //! - the body is parsed with the bounded [`SseParser`] (`max_event_bytes` per event) and
 //!   counted against `max_response_bytes`; the text and each call's arguments are held within
-//!   `max_response_bytes` as well;
+//!   `max_response_bytes` as well, and the calls within `max_tool_calls`: the call past it
+//!   ends the stream, and nothing after it is read;
+//! - each event is decoded in time that does not grow with the calls before it (a call is
+//!   found by its number, never by a scan), so a stream is read in time linear in its size;
 //! - a server that ignores `stream: true` and answers with one JSON body is read as
 //!   `complete` reads it, and its response told as events;
 //! - dropping the stream drops the response, which closes the connection.
@@ -25,7 +28,7 @@ use futures::stream::{self, BoxStream};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde_json::Value;
 
-use super::http::{Failed, Transport, error_message};
+use super::http::{Failed, Transport, error_message, tool_calls_within};
 use super::sse::{SseEvent, SseParser};
 use crate::model::{
     Arguments, ModelError, ModelEvent, ModelResponse, ToolCall, Usage, stream_events,
@@ -65,17 +68,20 @@ pub(crate) struct Assembly {
     pub(crate) usage: Usage,
     /// The most bytes of text, and of one call's arguments.
     limit: usize,
+    /// The most calls.
+    max_calls: usize,
     events: Vec<ModelEvent>,
 }
 
 impl Assembly {
-    pub(crate) fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize, max_calls: usize) -> Self {
         Self {
             text: String::new(),
             calls: Vec::new(),
             arguments: Vec::new(),
             usage: Usage::default(),
             limit,
+            max_calls,
             events: Vec::new(),
         }
     }
@@ -100,9 +106,12 @@ impl Assembly {
         Ok(())
     }
 
-    /// Starts the next tool call; returns its index.
-    pub(crate) fn start_call(&mut self, id: String, name: String) -> usize {
+    /// Starts the next tool call; returns its index. Refused past `max_tool_calls`.
+    pub(crate) fn start_call(&mut self, id: String, name: String) -> Result<usize, Failed> {
         let index = self.calls.len();
+        if index >= self.max_calls {
+            return Err(self.too_many_calls());
+        }
         self.events.push(ModelEvent::ToolCallStarted {
             index,
             id: id.clone(),
@@ -110,7 +119,7 @@ impl Assembly {
         });
         self.calls.push(ToolCall::new(id, name, Value::Null));
         self.arguments.push(String::new());
-        index
+        Ok(index)
     }
 
     /// More of the arguments of call `index`, which was started.
@@ -148,10 +157,28 @@ impl Assembly {
         )
     }
 
+    /// The refusal of a call past `max_tool_calls`.
+    pub(crate) fn too_many_calls(&self) -> Failed {
+        Failed::new(
+            format!(
+                "the answer has more than {} tool calls; raise `max_tool_calls` if the \
+                 provider's answers can have that many",
+                self.max_calls
+            ),
+            false,
+        )
+    }
+
     /// The most bytes of text, and of one call's arguments.
     #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn limit(&self) -> usize {
         self.limit
+    }
+
+    /// The most calls.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    pub(crate) fn max_calls(&self) -> usize {
+        self.max_calls
     }
 
     /// How many calls were started.
@@ -278,7 +305,8 @@ struct Attempt<D> {
 }
 
 /// Reading one event stream: its events parsed within `max_event_bytes`, its bytes counted
-/// against `max_response_bytes`, its meaning decoded into the answer.
+/// against `max_response_bytes`, its meaning decoded into the answer (of at most
+/// `max_tool_calls` calls).
 struct Reader<D> {
     parser: SseParser,
     decoder: D,
@@ -288,11 +316,11 @@ struct Reader<D> {
 }
 
 impl<D: Decode> Reader<D> {
-    fn new(max_event_bytes: usize, max_response_bytes: usize) -> Self {
+    fn new(max_event_bytes: usize, max_response_bytes: usize, max_tool_calls: usize) -> Self {
         Self {
             parser: SseParser::new(max_event_bytes),
             decoder: D::default(),
-            answer: Assembly::new(max_response_bytes),
+            answer: Assembly::new(max_response_bytes, max_tool_calls),
             received: 0,
             max_response_bytes,
         }
@@ -421,7 +449,9 @@ impl<D: Decode> Driver<'_, D> {
         let response = self.transport.send(request).await?;
         if is_json(&response) {
             let body = self.transport.read_body(response).await?;
-            match D::parse_whole(&body) {
+            match D::parse_whole(&body)
+                .and_then(|r| tool_calls_within(r, self.transport.max_tool_calls))
+            {
                 Ok(response) => {
                     let mut events = stream_events(response);
                     if let Some(ModelEvent::Completed(response)) = events.pop() {
@@ -439,6 +469,7 @@ impl<D: Decode> Driver<'_, D> {
             reader: Reader::new(
                 self.transport.max_event_bytes,
                 self.transport.max_response_bytes,
+                self.transport.max_tool_calls,
             ),
         });
         Ok(())
@@ -456,14 +487,15 @@ fn is_json(response: &reqwest::Response) -> bool {
 
 /// Reads a whole event stream held in memory, fed in pieces of `piece` bytes, as a provider
 /// reads one from the network: the events it yields, ending with `Completed` or an error.
-/// For the fuzz targets and the hostile-input tests.
+/// For the fuzz targets, the hostile-input tests and the benches.
 pub(crate) fn read_all<D: Decode>(
     body: &[u8],
     piece: usize,
     max_event_bytes: usize,
     max_response_bytes: usize,
+    max_tool_calls: usize,
 ) -> Vec<Result<ModelEvent, ModelError>> {
-    let mut reader = Reader::<D>::new(max_event_bytes, max_response_bytes);
+    let mut reader = Reader::<D>::new(max_event_bytes, max_response_bytes, max_tool_calls);
     let mut events = VecDeque::new();
     let mut pieces = body.chunks(piece.max(1));
     let end = loop {

@@ -148,7 +148,7 @@ pub async fn the_text_fixture_streams<M: Model>(
 }
 
 /// The reader of a provider's event stream, from `reticent::providers::__fuzz`.
-pub type ReadStream = fn(&[u8], usize, usize, usize) -> Vec<Result<ModelEvent, ModelError>>;
+pub type ReadStream = fn(&[u8], usize, usize, usize, usize) -> Vec<Result<ModelEvent, ModelError>>;
 
 /// Streams the fixture `path`, whose tool call arguments are split inside JSON tokens and
 /// inside non-ASCII text, in pieces of 13 bytes and of 1 byte: the first events are `first`
@@ -173,7 +173,7 @@ pub async fn split_arguments_are_assembled<M: Model>(
         assert_eq!(&response, expected);
     }
     let read = |piece| -> Vec<ModelEvent> {
-        read(body.as_bytes(), piece, 1 << 20, 1 << 20)
+        read(body.as_bytes(), piece, 1 << 20, 1 << 20, 16)
             .into_iter()
             .map(Result::unwrap)
             .collect()

@@ -1,6 +1,6 @@
 //! The HTTP providers against a scripted server on loopback: OpenAI Chat Completions and
-//! Anthropic Messages, choosing a provider from a `PROVIDER:MODEL` spec, and the schema
-//! dialects.
+//! Anthropic Messages, choosing a provider from a `PROVIDER:MODEL` spec, the schema dialects,
+//! and answers with too many tool calls.
 //!
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
 #![forbid(unsafe_code)]
@@ -8,6 +8,7 @@
 mod anthropic;
 mod anthropic_stream;
 mod env;
+mod many_calls;
 mod openai;
 mod openai_stream;
 mod schema_dialect;
