@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use super::approval::{ApprovalRule, ApprovalRules};
+use super::call_limit::DEFAULT_MAX_CALLS_PER_TURN;
 use super::gates::Rules;
 use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
 use crate::model::Model;
@@ -89,6 +90,7 @@ pub struct AgentBuilder {
     max_consecutive_failures: u32,
     max_turns: u32,
     max_parallel_tools: usize,
+    max_calls_per_turn: usize,
     requirements: Vec<(String, String)>,
     forbidden_after_untrusted: Vec<String>,
     approval_rules: Vec<ApprovalRule>,
@@ -112,6 +114,7 @@ impl std::fmt::Debug for AgentBuilder {
             .field("max_consecutive_failures", &self.max_consecutive_failures)
             .field("max_turns", &self.max_turns)
             .field("max_parallel_tools", &self.max_parallel_tools)
+            .field("max_calls_per_turn", &self.max_calls_per_turn)
             .field("requirements", &self.requirements)
             .field("forbidden_after_untrusted", &self.forbidden_after_untrusted)
             .field("approval_rules", &self.approval_rules)
@@ -131,6 +134,7 @@ impl AgentBuilder {
             max_consecutive_failures: 3,
             max_turns: 16,
             max_parallel_tools: 8,
+            max_calls_per_turn: DEFAULT_MAX_CALLS_PER_TURN,
             requirements: Vec::new(),
             forbidden_after_untrusted: Vec::new(),
             approval_rules: Vec::new(),
@@ -197,6 +201,25 @@ impl AgentBuilder {
     /// The most tool calls of one turn that run at once. Default 8.
     pub fn max_parallel_tools(mut self, n: usize) -> Self {
         self.max_parallel_tools = n;
+        self
+    }
+
+    /// The most tool calls one response of the model may ask for. Default 128.
+    ///
+    /// A response that asks for more is refused whole, and none of its calls runs: the run
+    /// ends with [`AgentError::Model`](crate::AgentError::Model), whose
+    /// [`ModelError`](crate::ModelError) names the limit, and whose `partial` result (and
+    /// its state, to go on from) is the run before that response, as for any failed model
+    /// call. The check comes before the response is recorded and before any rule, approval
+    /// or tool sees its calls; a streamed response is not read past the call over the limit.
+    ///
+    /// Models ask for a few calls at a time, rarely dozens; a response with hundreds or
+    /// thousands comes from a model in a loop or a server that misbehaves, and would run that
+    /// many tools in one turn and answer each in every later request. 128 leaves room for
+    /// any real turn and bounds the work of one. An HTTP provider also refuses an answer with
+    /// more than its own `max_tool_calls` (default 1024).
+    pub fn max_calls_per_turn(mut self, n: usize) -> Self {
+        self.max_calls_per_turn = n;
         self
     }
 
@@ -294,6 +317,11 @@ impl AgentBuilder {
                 setting: "max_parallel_tools",
             });
         }
+        if self.max_calls_per_turn == 0 {
+            return Err(BuildError::ZeroLimit {
+                setting: "max_calls_per_turn",
+            });
+        }
         let mut tools = ToolSet::new(self.tools).map_err(BuildError::from)?;
         // converted once here, so a schema the model cannot take is refused now
         let definitions = tools
@@ -315,6 +343,7 @@ impl AgentBuilder {
                 max_consecutive_failures: self.max_consecutive_failures,
                 max_turns: self.max_turns,
                 max_parallel_tools: self.max_parallel_tools,
+                max_calls_per_turn: self.max_calls_per_turn,
                 rules,
                 approvals,
                 record_content: self.record_content,

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `mod.rs` | [`Agent`] and its ways to run |
 //! | `builder.rs` | [`AgentBuilder`], [`BuildError`] |
+//! | `call_limit.rs` | the most tool calls one response may ask for (`max_calls_per_turn`) |
 //! | `policy.rs` | [`ToolFailureMode`], [`ToolFailureOptions`] |
 //! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`] |
 //! | `event.rs` | [`AgentEvent`] |
@@ -32,6 +33,7 @@ use crate::tool::{ToolDefinition, ToolSet};
 mod approval;
 mod builder;
 mod call;
+mod call_limit;
 mod event;
 mod gates;
 mod ledger;
@@ -103,6 +105,8 @@ pub(crate) struct Inner {
     pub(crate) max_consecutive_failures: u32,
     pub(crate) max_turns: u32,
     pub(crate) max_parallel_tools: usize,
+    /// The most calls one response may ask for.
+    pub(crate) max_calls_per_turn: usize,
     /// Prerequisites and taint rules.
     pub(crate) rules: gates::Rules,
     /// The calls a person must approve.
@@ -126,6 +130,7 @@ impl fmt::Debug for Agent {
             .field("failure_options", &inner.failure_options)
             .field("max_consecutive_failures", &inner.max_consecutive_failures)
             .field("max_turns", &inner.max_turns)
+            .field("max_calls_per_turn", &inner.max_calls_per_turn)
             .finish_non_exhaustive()
     }
 }

@@ -8,6 +8,7 @@ use futures::{SinkExt, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::call_limit;
 use super::gates::{Gates, Taint};
 use super::record::Record;
 use super::repeats::Repeats;
@@ -221,10 +222,13 @@ impl Run<'_> {
             let request = &self.record.request;
             let events = self.event_sender();
             let streamed = &mut streamed;
+            let max_calls = self.inner.max_calls_per_turn;
             let call = async move {
                 match events {
                     None => model.complete(request).await,
-                    Some(events) => stream_turn(&*model, request, turn, events, streamed).await,
+                    Some(events) => {
+                        stream_turn(&*model, request, turn, events, streamed, max_calls).await
+                    }
                 }
             };
             // A provider may do work (and open spans) before it returns its future: that
@@ -236,6 +240,10 @@ impl Run<'_> {
                 result = call => Some(result),
             }
         };
+        // As it comes from the model (`complete`, its stream or the step executor): a
+        // response over the limit is refused whole, before anything of it is recorded or run.
+        let max_calls = self.inner.max_calls_per_turn;
+        let result = result.map(|r| r.and_then(|r| call_limit::within(r, max_calls)));
         // What the run had, with the text the model had streamed of this turn as its output.
         let partial = |run: &Self| {
             let mut partial = run.snapshot(Some(run.state(Vec::new())));
@@ -278,12 +286,15 @@ impl Run<'_> {
 
 /// One turn read from the model's stream: each text delta and each tool call the model begins
 /// is sent as it arrives, the text kept in `streamed`; the turn is the stream's `Completed`.
+/// The call past `max_calls` ends the turn with the refusal, and the stream is dropped
+/// unread (a provider closes the connection).
 async fn stream_turn(
     model: &dyn Model,
     request: &ModelRequest,
     turn: u32,
     mut events: Sender<AgentEvent>,
     streamed: &mut String,
+    max_calls: usize,
 ) -> Result<ModelResponse, ModelError> {
     let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
@@ -291,6 +302,9 @@ async fn stream_turn(
             ModelEvent::TextDelta(text) => {
                 streamed.push_str(&text);
                 AgentEvent::TextDelta { turn, text }
+            }
+            ModelEvent::ToolCallStarted { index, .. } if index >= max_calls => {
+                return Err(call_limit::too_many(max_calls, None));
             }
             ModelEvent::ToolCallStarted { index, id, name } => AgentEvent::ToolCallRequested {
                 turn,

@@ -37,8 +37,8 @@ pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
 pub(crate) const DEFAULT_MAX_EVENT_BYTES: usize = 8 << 20;
 
 /// The most tool calls of one response unless configured otherwise: far above what models
-/// ask for in one turn (a few, rarely dozens), so that it bounds what a provider holds without
-/// being the limit a run meets.
+/// ask for in one turn (a few, rarely dozens) and above the agent's `max_calls_per_turn`
+/// (128), so that it bounds what a provider holds without being the limit a run meets.
 pub(crate) const DEFAULT_MAX_TOOL_CALLS: usize = 1024;
 
 /// Longest provider error text kept when the body is not the provider's JSON error shape.
@@ -564,6 +564,12 @@ macro_rules! transport_setters {
         /// [`ModelError`](crate::ModelError) that says so, and not retried: a stream as soon
         /// as the call past the limit begins, without reading further; a whole body once it
         /// is read (within `max_response_bytes`). Default 1024.
+        ///
+        /// It bounds what the provider holds for one answer. An
+        /// [`Agent`](crate::Agent) has a limit of its own,
+        /// [`max_calls_per_turn`](crate::AgentBuilder::max_calls_per_turn) (default 128),
+        /// and stops reading a stream there; raise this one too to let an agent run more
+        /// than 1024 calls in one turn.
         #[must_use]
         pub fn max_tool_calls(mut self, calls: usize) -> Self {
             self.transport.max_tool_calls = calls;

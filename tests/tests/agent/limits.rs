@@ -1,13 +1,18 @@
 //! Repeated failures are terse and bounded: an identical failing call gets a short "failed
 //! again" line, and after `max_consecutive_failures` failed calls in a row the model gets one
-//! last turn without tools. `max_turns` ends a run the same way.
+//! last turn without tools. `max_turns` ends a run the same way. A response that asks for more
+//! calls than `max_calls_per_turn` is refused whole, none of its calls run.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::{self, BoxStream};
 use reticent::{
-    Agent, AgentBuilder, AgentResult, Message, ModelRequest, ModelResponse, ScriptedModel,
-    StopReason, ToolCall, ToolFailureOptions,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, Decisions, Message, Model,
+    ModelError, ModelEvent, ModelRequest, ModelResponse, ScriptedModel, StopReason, ToolCall,
+    ToolFailureOptions,
 };
 use reticent_tests::transcript::{last_tool_result, offered, shown, tool_results};
 use serde_json::json;
@@ -451,4 +456,205 @@ async fn zero_limits_are_refused() {
         error.to_string(),
         "`max_consecutive_failures` must be at least 1"
     );
+
+    let error = Agent::builder(ScriptedModel::default())
+        .max_calls_per_turn(0)
+        .build()
+        .unwrap_err();
+    assert_eq!(error.to_string(), "`max_calls_per_turn` must be at least 1");
+}
+
+// ---- the calls of one response -----------------------------------------------------------------
+
+/// `n` calls of `lookup_order`, `c0`, `c1`, …
+fn lookups(n: usize) -> Vec<ToolCall> {
+    (0..n).map(|i| lookup(&format!("c{i}"))).collect()
+}
+
+/// The model error that ended `run`, with what the run had.
+fn model_error(run: Result<AgentResult, AgentError>) -> (ModelError, AgentResult) {
+    match run {
+        Err(AgentError::Model { error, partial }) => (error, *partial),
+        other => panic!("the run did not end with a model error: {other:?}"),
+    }
+}
+
+/// What a run ended by a refused response has: the run before that response, nothing of it.
+fn nothing_of_the_response(partial: &AgentResult, payments: &Payments) {
+    assert_eq!(payments.calls.load(Ordering::SeqCst), 0, "a call ran");
+    assert!(partial.tool_failures.is_empty());
+    assert!(partial.effects.is_empty());
+    assert!(partial.pending.is_empty());
+    assert_eq!(partial.messages, [Message::user("Look everything up")]);
+    assert_eq!(partial.turns, 0);
+    assert!(partial.state.is_some(), "the run can go on from before it");
+}
+
+#[tokio::test]
+async fn a_response_with_20000_calls_is_refused_and_none_of_them_runs() {
+    // One response asked for 20,000 calls: the tool ran 20,000 times in one turn.
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_calls(lookups(20_000)),
+        ModelResponse::text("never requested"),
+    ]);
+    let payments = Arc::new(Payments::default());
+    let agent = Agent::builder(model.clone())
+        .toolbox(Arc::clone(&payments))
+        .build()
+        .unwrap();
+    let (error, partial) = model_error(agent.run("Look everything up").await);
+
+    assert_eq!(
+        error.message(),
+        "the model asked for 20000 tool calls in one response, more than the 128 one turn may \
+         run (`max_calls_per_turn`); none of them was run"
+    );
+    assert!(!error.is_retryable());
+    nothing_of_the_response(&partial, &payments);
+    assert_eq!(model.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn the_default_limit_is_128_calls() {
+    let script = vec![
+        ModelResponse::tool_calls(lookups(128)),
+        ModelResponse::text("Found them."),
+    ];
+    let (_, payments, result) = run("Look everything up", script, defaults).await;
+    assert_eq!(result.output, "Found them.");
+    assert_eq!(payments.calls.load(Ordering::SeqCst), 128);
+
+    let model = ScriptedModel::new(vec![ModelResponse::tool_calls(lookups(129))]);
+    let payments = Arc::new(Payments::default());
+    let agent = Agent::builder(model)
+        .toolbox(Arc::clone(&payments))
+        .build()
+        .unwrap();
+    let (error, partial) = model_error(agent.run("Look everything up").await);
+    assert!(
+        error
+            .message()
+            .starts_with("the model asked for 129 tool calls"),
+        "{error}"
+    );
+    nothing_of_the_response(&partial, &payments);
+}
+
+#[tokio::test]
+async fn max_calls_per_turn_is_checked_before_approvals_and_the_run_goes_on_after_it() {
+    // Over the limit: refused before a person is asked about the call that needs approval.
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_calls(vec![lookup("c0"), charge("c1", 500), lookup("c2")]),
+        ModelResponse::tool_calls(vec![lookup("c3"), lookup("c4")]),
+        ModelResponse::text("Found it."),
+    ]);
+    let payments = Arc::new(Payments::default());
+    let agent = Agent::builder(model.clone())
+        .toolbox(Arc::clone(&payments))
+        .require_approval("charge_card")
+        .max_calls_per_turn(2)
+        .build()
+        .unwrap();
+    let (error, partial) = model_error(agent.run("Look everything up").await);
+    assert_eq!(
+        error.message(),
+        "the model asked for 3 tool calls in one response, more than the 2 one turn may run \
+         (`max_calls_per_turn`); none of them was run"
+    );
+    nothing_of_the_response(&partial, &payments);
+
+    // As after any failed model call, the run goes on from its state: the model is asked
+    // again, and a response within the limit runs.
+    let state = partial.state.unwrap();
+    let result = agent.resume(state, Decisions::new()).await.unwrap();
+    assert_eq!(result.stop_reason, StopReason::Completed);
+    assert_eq!(result.output, "Found it.");
+    assert_eq!(payments.calls.load(Ordering::SeqCst), 2);
+    assert_eq!(model.requests().len(), 3);
+}
+
+/// A model whose answer streams `calls` calls of `lookup_order`, each made as it is read
+/// (counted in `read`), then `Completed` with all of them.
+struct ManyCalls {
+    calls: usize,
+    read: Arc<AtomicUsize>,
+}
+
+impl Model for ManyCalls {
+    fn complete<'a>(
+        &'a self,
+        _request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        Box::pin(async { Err(ModelError::new("this model only streams")) })
+    }
+
+    fn stream<'a>(
+        &'a self,
+        _request: &'a ModelRequest,
+    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
+        let read = Arc::clone(&self.read);
+        let calls = (0..self.calls).flat_map(move |index| {
+            read.fetch_add(1, Ordering::SeqCst);
+            [
+                ModelEvent::ToolCallStarted {
+                    index,
+                    id: format!("c{index}"),
+                    name: "lookup_order".into(),
+                },
+                ModelEvent::ToolCallDelta {
+                    index,
+                    arguments: "{\"order_id\": \"ORD-1042\"}".into(),
+                },
+            ]
+        });
+        let n = self.calls;
+        let completed =
+            stream::once(
+                async move { ModelEvent::Completed(ModelResponse::tool_calls(lookups(n))) },
+            );
+        stream::iter(calls).chain(completed).map(Ok).boxed()
+    }
+}
+
+#[tokio::test]
+async fn a_streamed_response_is_not_read_past_the_limit() {
+    let read = Arc::new(AtomicUsize::new(0));
+    let model = ManyCalls {
+        calls: 10_000,
+        read: Arc::clone(&read),
+    };
+    let payments = Arc::new(Payments::default());
+    let agent = Agent::builder(model)
+        .toolbox(Arc::clone(&payments))
+        .build()
+        .unwrap();
+    let events: Vec<AgentEvent> = agent.run_stream("Look everything up").collect().await;
+
+    // the call past the limit was the last one read
+    assert_eq!(read.load(Ordering::SeqCst), 129);
+    let requested: Vec<usize> = events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::ToolCallRequested { index, .. } => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(requested, (0..128).collect::<Vec<_>>());
+    assert!(
+        !events.iter().any(|e| matches!(
+            e,
+            AgentEvent::ModelResponded { .. } | AgentEvent::ToolStarted { .. }
+        )),
+        "{events:?}"
+    );
+    let Some(AgentEvent::Finished(result)) = events.into_iter().last() else {
+        panic!("the stream does not end with Finished");
+    };
+    let (error, partial) = model_error(result);
+    assert_eq!(
+        error.message(),
+        "the model asked for more than 128 tool calls in one response, the most one turn may \
+         run (`max_calls_per_turn`); none of them was run"
+    );
+    nothing_of_the_response(&partial, &payments);
 }

@@ -1,15 +1,18 @@
 //! An answer with more tool calls than anyone should run, from both providers: a stream of
-//! 100,000 calls is refused at `max_tool_calls` (default 1024) and not read further, and a
-//! whole body over it is refused.
+//! 100,000 calls is refused at `max_tool_calls` (default 1024) and not read further, a whole
+//! body over it is refused, and an agent stops reading a stream at its own
+//! `max_calls_per_turn` (default 128), so that none of the calls runs.
 //!
 //! That reading a stream is linear in its calls is shown by the `stream_calls` bench.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use futures::StreamExt;
 use reticent::providers::__fuzz::read_openai_stream;
 use reticent::providers::anthropic::Anthropic;
 use reticent::providers::openai::OpenAi;
-use reticent::{Model, ModelEvent};
+use reticent::{Agent, AgentError, AgentEvent, Model, ModelEvent};
 use reticent_tests::provider::stream::{collect, request};
 use reticent_tests::provider::{Reply, StreamEnd, TestServer, anthropic, openai};
 use serde_json::{Value, json};
@@ -183,6 +186,50 @@ async fn a_whole_answer_is_refused_past_max_tool_calls<M: Model>(calls: Calls<M>
     assert_eq!(response.tool_calls.len(), 1025);
 }
 
+/// Look up an order.
+#[reticent::tool(read_only)]
+fn lookup_order(order_id: String) -> String {
+    LOOKUPS.fetch_add(1, Ordering::SeqCst);
+    format!("{order_id}: 1 lamp")
+}
+
+/// Calls of `lookup_order`, in every test of this module.
+static LOOKUPS: AtomicUsize = AtomicUsize::new(0);
+
+/// An agent streaming the answer stops reading it at the call past `max_calls_per_turn`,
+/// long before the provider's own limit, and runs none of its calls.
+async fn an_agent_stops_reading_at_max_calls_per_turn<M: Model>(calls: Calls<M>) {
+    let (reply, total) = stream_reply((calls.stream)(MANY));
+    let server = TestServer::start(vec![reply]).await;
+    let agent = Agent::builder((calls.model)(&server))
+        .tool(LookupOrder)
+        .build()
+        .unwrap();
+    let before = LOOKUPS.load(Ordering::SeqCst);
+    let events: Vec<AgentEvent> = agent.run_stream("Look everything up").collect().await;
+    let requested = events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::ToolCallRequested { .. }))
+        .count();
+    assert_eq!(requested, 128);
+    let Some(AgentEvent::Finished(Err(AgentError::Model { error, partial }))) = events.last()
+    else {
+        panic!(
+            "the run did not end with a model error: {:?}",
+            events.last()
+        );
+    };
+    assert_eq!(
+        error.message(),
+        "the model asked for more than 128 tool calls in one response, the most one turn may \
+         run (`max_calls_per_turn`); none of them was run"
+    );
+    assert!(partial.tool_failures.is_empty());
+    assert_eq!(partial.messages.len(), 1, "only the user's message");
+    closed_early(&server, total).await;
+    assert_eq!(LOOKUPS.load(Ordering::SeqCst), before, "a call ran");
+}
+
 #[tokio::test]
 async fn openai_a_stream_is_refused_past_max_tool_calls() {
     a_stream_is_refused_past_max_tool_calls(openai_calls()).await;
@@ -201,6 +248,16 @@ async fn openai_a_whole_answer_is_refused_past_max_tool_calls() {
 #[tokio::test]
 async fn anthropic_a_whole_answer_is_refused_past_max_tool_calls() {
     a_whole_answer_is_refused_past_max_tool_calls(anthropic_calls()).await;
+}
+
+#[tokio::test]
+async fn openai_an_agent_stops_reading_at_max_calls_per_turn() {
+    an_agent_stops_reading_at_max_calls_per_turn(openai_calls()).await;
+}
+
+#[tokio::test]
+async fn anthropic_an_agent_stops_reading_at_max_calls_per_turn() {
+    an_agent_stops_reading_at_max_calls_per_turn(anthropic_calls()).await;
 }
 
 /// Calls that never get a name never start, but count: the fragments of a new `index` past
