@@ -170,10 +170,10 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 /// - no source error: no `#[from]`, `#[source]`, field named `source`, or
 ///   `#[error(transparent)]`;
 /// - no field of an error type, whatever it is named and however its type is written (an
-///   alias counts): any `std::error::Error`, `Box<dyn Error>` and `Arc<dyn Error>` with or
-///   without `Send` and `Sync`, and, with `reticent`'s features `anyhow` and `eyre`,
-///   `anyhow::Error` and `eyre::Report`. Its `Display` or `Debug` would put that error's
-///   message (a connection string, a path, SQL) into the model's text;
+///   alias counts): any `std::error::Error`, and any type that derefs to an error or `AsRef`s
+///   a `dyn Error` — `Box<dyn Error>` with or without `Send` and `Sync`, `anyhow::Error` and
+///   `eyre::Report`, whatever `reticent`'s features. Its `Display` or `Debug` would put that
+///   error's message (a connection string, a path, SQL) into the model's text;
 /// - no field whose type depends on a type parameter of the error type (`Value(T)`,
 ///   `Vec<T>`): the derive cannot check that `T` is never an error type. Use a concrete type
 ///   such as `String`; a generic parameter may still be held by a variant that is not an

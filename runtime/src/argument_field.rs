@@ -3,15 +3,19 @@
 //! model in full, so a field holding another error (a database error, an I/O error) would put
 //! that error's message, with its connection strings, paths and SQL, into the model's text.
 //!
-//! Decided from the field's type, never from how it is spelled (an alias of an error type is
-//! caught too), by method resolution at compile time: the derive writes, spanned at the field's
-//! type,
+//! A field's type is refused when it is an error type (it implements `std::error::Error`), or
+//! gives access to one — it derefs to an error or `AsRef`s a `dyn Error`, as `anyhow::Error`,
+//! `eyre::Report` and `Box<dyn Error>` do — whatever features `reticent` is built with.
+//!
+//! Decided from the field's type and the traits it implements, never from how it is spelled
+//! (an alias of an error type is caught too), by method resolution at compile time: the derive
+//! writes, spanned at the field's type,
 //!
 //! ```text
-//! argument_field((&&&ArgumentField::<FieldType>::new()).reticent_argument_field())
+//! argument_field((&&&&&&&ArgumentField::<FieldType>::new()).reticent_argument_field())
 //! ```
 //!
-//! and the most specific method available for `FieldType` is chosen: for an error type it
+//! and the most specific method available for `FieldType` is chosen: for a type refused it
 //! returns `&FieldType`, which [`argument_field`] takes only as a `&dyn FitForArgumentMessage`,
 //! a trait no type implements, so the cast fails with that trait's message, at the field; for
 //! any other type it returns a `&dyn FitForArgumentMessage` already, and the check passes.
@@ -20,7 +24,7 @@
 use std::error::Error;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::ops::Deref;
 
 /// Carries a field's type for method resolution; holds no value.
 pub struct ArgumentField<T: ?Sized>(PhantomData<T>);
@@ -59,29 +63,57 @@ mod sealed {
     pub trait Never {}
 }
 
-/// Where every argument field ends: an error type arrives as a reference to itself and cannot
-/// be cast to `&dyn FitForArgumentMessage`.
+/// Where every argument field ends: a field refused arrives as a reference to its own type
+/// and cannot be cast to `&dyn FitForArgumentMessage`.
 #[inline]
 pub fn argument_field(_: &dyn FitForArgumentMessage) {}
 
-/// First choice: a field of a type that implements `std::error::Error`.
-pub trait ErrorField<T> {
-    /// The field, to be refused.
-    fn reticent_argument_field(&self) -> &T {
-        unreachable!("argument field checks are never called")
-    }
+/// Writes a level of the probe: a trait whose method, for a field type `T` that meets the
+/// bounds, returns `&T`, to be refused.
+macro_rules! refused {
+    ($(#[$doc:meta])* $name:ident for $probe:ty where $($bounds:tt)*) => {
+        $(#[$doc])*
+        pub trait $name<T> {
+            /// The field, to be refused.
+            fn reticent_argument_field(&self) -> &T {
+                unreachable!("argument field checks are never called")
+            }
+        }
+        impl<T> $name<T> for $probe where $($bounds)* {}
+    };
 }
-impl<T: Error> ErrorField<T> for &&ArgumentField<T> {}
 
-/// Second choice: a field of an error type that does not implement `std::error::Error`
-/// (see `ErrorLike`).
-pub trait ErrorLikeField<T> {
-    /// The field, to be refused.
-    fn reticent_argument_field(&self) -> &T {
-        unreachable!("argument field checks are never called")
-    }
+refused! {
+    /// First choice: a field of a type that implements `std::error::Error`.
+    ErrorField for &&&&&&ArgumentField<T> where T: Error
 }
-impl<T: ErrorLike> ErrorLikeField<T> for &ArgumentField<T> {}
+
+refused! {
+    /// Second choice: a type that derefs to an error: `anyhow::Error` and `eyre::Report`
+    /// (to `dyn Error + Send + Sync`), `Box<dyn Error>`, `Rc<E>`.
+    DerefErrorField for &&&&&ArgumentField<T> where T: Deref, T::Target: Error
+}
+
+refused! {
+    /// Then a type that lends out a `dyn Error` with `AsRef`, with each set of auto traits.
+    AsRefErrorField for &&&&ArgumentField<T> where T: AsRef<dyn Error + 'static>
+}
+
+refused! {
+    /// See [`AsRefErrorField`].
+    AsRefSendErrorField for &&&ArgumentField<T> where T: AsRef<dyn Error + Send + 'static>
+}
+
+refused! {
+    /// See [`AsRefErrorField`].
+    AsRefSyncErrorField for &&ArgumentField<T> where T: AsRef<dyn Error + Sync + 'static>
+}
+
+refused! {
+    /// See [`AsRefErrorField`].
+    AsRefSendSyncErrorField for &ArgumentField<T>
+    where T: AsRef<dyn Error + Send + Sync + 'static>
+}
 
 /// Last choice: any other type, which an argument message may format.
 pub trait PlainField {
@@ -91,25 +123,6 @@ pub trait PlainField {
     }
 }
 impl<T: ?Sized> PlainField for ArgumentField<T> {}
-
-/// Error types that do not implement `std::error::Error`: boxed trait objects, and the error
-/// types of `anyhow` and `eyre` (with the features of those names).
-pub trait ErrorLike {}
-
-impl ErrorLike for Box<dyn Error> {}
-impl ErrorLike for Box<dyn Error + Send> {}
-impl ErrorLike for Box<dyn Error + Sync> {}
-impl ErrorLike for Box<dyn Error + Send + Sync> {}
-// `Arc<dyn Error ..>` implements `std::error::Error` itself; these keep it refused if that
-// ever changes.
-impl ErrorLike for Arc<dyn Error> {}
-impl ErrorLike for Arc<dyn Error + Send> {}
-impl ErrorLike for Arc<dyn Error + Sync> {}
-impl ErrorLike for Arc<dyn Error + Send + Sync> {}
-#[cfg(feature = "anyhow")]
-impl ErrorLike for anyhow::Error {}
-#[cfg(feature = "eyre")]
-impl ErrorLike for eyre::Report {}
 
 /// Implemented by `#[derive(Disclose)]` for the type, when it has argument fields: its
 /// function holds the checks of those fields, which the compiler makes when it checks the

@@ -81,7 +81,7 @@
 //! | [`Failure::new("Kind", error)`](Failure::new) | `Tool 'NAME' failed with Kind` |
 //! | [`BoxError`] (`Box<dyn Error + Send + Sync>`) | `Tool 'NAME' failed with Error`; give it a kind with `Failure::new("Kind", boxed)` or return a concrete type |
 //! | any other `std::error::Error + Send + Sync + 'static` | `Tool 'NAME' failed with Type` |
-//! | `anyhow::Error`, `eyre::Report` (features `anyhow`, `eyre`) | the first argument error in the chain ([`ArgumentError`], also as a context value; a `#[disclose(argument)]` variant), its own message alone; else the kind of the first [`Failure`], [`ToolError::Failed`] or non-generic `#[derive(Disclose)]` error in the chain; else `Tool 'NAME' failed with Error`. Context strings never reach the model |
+//! | `anyhow::Error`, `eyre::Report` (features `anyhow`, `eyre`) | what the first classified error of the chain, read from the outside in (a context value where its context stands), says: an argument error ([`ArgumentError`], [`ToolError::Argument`], a `#[disclose(argument)]` variant) with its own message alone, or the kind of a [`Failure`], [`ToolError::Failed`] or non-generic `#[derive(Disclose)]` error — and nothing inside that error, so an argument error inside a `Failure` is shown as the `Failure` is on its own; else `Tool 'NAME' failed with Error`. Context strings never reach the model |
 //! | anything else | a compile error that says what to return instead |
 //!
 //! A `Result` is never sent to the model as an output: a `Result` as the output of the tool's
@@ -91,8 +91,12 @@
 //! a compile error can name are listed in [`rules`].
 //!
 //! With `include_error_message`, the model is also shown the error's message; for `anyhow` and
-//! `eyre`, the message of the error that gave the kind (for `Error`, of the root cause), never
-//! a context string.
+//! `eyre`, the message of the error that gave the kind, never a context string. For `Error`,
+//! that of the root cause, and only when the walk of the chain reached it: a chain longer than
+//! the 32 errors the walk reads shows no message. `Option::context` (and eyre's
+//! `ContextCompat`) on a `None` does not wrap an error: its value becomes the error itself, the
+//! root cause of a chain of one, and the opt-in shows it as it shows the message of
+//! `anyhow!(..)` — write it as an error's message, not as a note for the caller.
 //!
 //! `Type` is the type's own name without its module path (`GatewayError`); a type named
 //! `Error` keeps its parent module (`io::Error`, `reqwest::Error`). `#[disclose(kind = "..")]`

@@ -3,7 +3,8 @@
 
 pub use crate::__register_disclose as register_disclose;
 pub use crate::argument_field::{
-    ArgumentField, ArgumentFields, ErrorField, ErrorLikeField, PlainField, argument_field,
+    ArgumentField, ArgumentFields, AsRefErrorField, AsRefSendErrorField, AsRefSendSyncErrorField,
+    AsRefSyncErrorField, DerefErrorField, ErrorField, PlainField, argument_field,
 };
 pub use crate::secret::{SecretCannotBeFormatted, SecretCannotBeSerialized};
 pub use crate::tool::generated::*;

@@ -2,6 +2,10 @@
 //! mistake, and its `.stderr` is the diagnostic the user sees. Compile-pass cases under
 //! `tests/ui/pass` cover every supported shape and check its behavior in `main`.
 //!
+//! `reticent` is built here without features, as a program that depends on it alone: what it
+//! refuses must not depend on them. The shapes its features add (a tool returning
+//! `anyhow::Result<T>`) are checked in `reticent-tests`.
+//!
 //! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p reticent-ui-tests`
 //! and read every one: each must point at the offending token and say the fix.
 

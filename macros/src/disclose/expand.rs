@@ -118,7 +118,7 @@ pub(crate) fn argument_field_checks(input: &Input<'_>) -> Option<TokenStream> {
             let (first, last) = first_and_last_span(ty);
             let mut probe = Group::new(
                 Delimiter::Parenthesis,
-                quote_spanned!(first=> &&&::reticent::__private::ArgumentField::<#ty>::new()),
+                quote_spanned!(first=> &&&&&&&::reticent::__private::ArgumentField::<#ty>::new()),
             );
             probe.set_span(first);
             let mut call = Group::new(Delimiter::Parenthesis, TokenStream::new());
@@ -138,7 +138,11 @@ pub(crate) fn argument_field_checks(input: &Input<'_>) -> Option<TokenStream> {
         impl #impl_generics ::reticent::__private::ArgumentFields for #ident #ty_generics #where_clause {
             fn check_argument_fields() {
                 #[allow(unused_imports)]
-                use ::reticent::__private::{ErrorField as _, ErrorLikeField as _, PlainField as _};
+                use ::reticent::__private::{
+                    AsRefErrorField as _, AsRefSendErrorField as _, AsRefSendSyncErrorField as _,
+                    AsRefSyncErrorField as _, DerefErrorField as _, ErrorField as _,
+                    PlainField as _,
+                };
                 #(#checks)*
             }
         }

@@ -29,11 +29,12 @@ use std::sync::Arc;
 /// An argument variant's message is shown to the model in full, so the derive refuses, at
 /// compile time, a field of an argument variant (or of a type that is `#[disclose(argument)]`
 /// as a whole) that is a source error (`#[from]`, `#[source]`, named `source`), whose type is
-/// an error type (anything implementing `std::error::Error`, `Box<dyn Error>` or
-/// `Arc<dyn Error>`, and `anyhow::Error` or `eyre::Report` with the features of those names;
-/// decided from the type, so an alias is refused too), or whose type depends on a type
-/// parameter of the error type, which could be an error type in some use. Keep such an error
-/// as the source of a variant that is not an argument error:
+/// an error type or gives access to one (anything implementing `std::error::Error`, or that
+/// derefs to an error or `AsRef`s a `dyn Error`: `Box<dyn Error>`, `anyhow::Error`,
+/// `eyre::Report`, whatever the features; decided from the type and its traits, so an alias
+/// is refused too), or whose type depends on a type parameter of the error type, which could
+/// be an error type in some use. Keep such an error as the source of a variant that is not an
+/// argument error:
 ///
 /// ```compile_fail,E0277
 /// # #[derive(Debug, thiserror::Error)] #[error("connection to db.internal refused")] struct DbError;

@@ -44,10 +44,24 @@ pub struct Failure {
     hint: Option<RetryHint>,
     fatal: bool,
     show_message: bool,
-    /// Which error of the chain (0: `error` itself, 1: its source ...) holds the message the
-    /// model is shown when the message is shown: for an `anyhow`/`eyre` chain, the error that
-    /// gave the kind, never a context string.
-    message_at: usize,
+    /// The message the model is shown when the message is shown: for an `anyhow`/`eyre` chain,
+    /// that of the error that gave the kind, never a context string.
+    shown: ShownMessage,
+}
+
+/// Which message a [`Failure`] shows the model when its message is shown.
+#[derive(Clone, Debug)]
+pub(crate) enum ShownMessage {
+    /// That of the `n`th error of the chain (0: the failure's error itself, 1: its source
+    /// ...), when a walk of the chain reaches it.
+    At(usize),
+    /// This text, read when the failure was classified: the message of an error an
+    /// `anyhow`/`eyre` report holds as a context value, which is not an error of the chain.
+    #[cfg_attr(not(any(feature = "anyhow", feature = "eyre")), allow(dead_code))]
+    Text(Box<str>),
+    /// None: the walk of an `anyhow`/`eyre` chain stopped before its root cause.
+    #[cfg_attr(not(any(feature = "anyhow", feature = "eyre")), allow(dead_code))]
+    Nothing,
 }
 
 impl Failure {
@@ -61,7 +75,7 @@ impl Failure {
             hint: None,
             fatal: false,
             show_message: false,
-            message_at: 0,
+            shown: ShownMessage::At(0),
         }
     }
 
@@ -73,7 +87,7 @@ impl Failure {
             hint: None,
             fatal: false,
             show_message: false,
-            message_at: 0,
+            shown: ShownMessage::At(0),
         }
     }
 
@@ -85,7 +99,7 @@ impl Failure {
             hint: None,
             fatal: false,
             show_message: false,
-            message_at: 0,
+            shown: ShownMessage::At(0),
         }
     }
 
@@ -152,29 +166,34 @@ impl Failure {
         self
     }
 
-    /// Says that the message the model may be shown is that of the `n`th error of the chain
-    /// (0: the error itself).
+    /// Says which message the model may be shown.
     #[cfg(any(feature = "anyhow", feature = "eyre"))]
-    pub(crate) fn with_message_at(mut self, n: usize) -> Self {
-        self.message_at = n;
+    pub(crate) fn with_shown_message(mut self, shown: ShownMessage) -> Self {
+        self.shown = shown;
         self
     }
 
-    /// The message the model is shown when the message is shown, walked as every chain is.
-    pub(crate) fn shown_message(&self) -> String {
-        let error: &(dyn StdError + 'static) = &*self.error;
-        let mut shown = error;
+    /// The message the model is shown when the message is shown, walked as every chain is;
+    /// `None` when there is none to show.
+    pub(crate) fn shown_message(&self) -> Option<String> {
+        let n = match &self.shown {
+            ShownMessage::At(n) => *n,
+            ShownMessage::Text(text) => return Some(text.to_string()),
+            ShownMessage::Nothing => return None,
+        };
         let mut index = 0;
-        chain::walk(error, |link| {
-            shown = link;
-            index += 1;
-            if index > self.message_at {
-                std::ops::ControlFlow::Break(())
-            } else {
-                std::ops::ControlFlow::Continue(())
+        let walked = chain::walk(&*self.error, |link| {
+            if index == n {
+                return std::ops::ControlFlow::Break(chain::display(link));
             }
+            index += 1;
+            std::ops::ControlFlow::Continue(())
         });
-        chain::display(shown)
+        match walked {
+            chain::Walked::Stopped(message) => Some(message),
+            // the chain ended before its `n`th error
+            _ => None,
+        }
     }
 
     /// Whether the model is shown this failure's message (see [`Failure::show_message`]).
@@ -216,7 +235,7 @@ impl fmt::Debug for Failure {
             .field("hint", &self.hint)
             .field("fatal", &self.fatal)
             .field("show_message", &self.show_message)
-            .field("message_at", &self.message_at)
+            .field("shown", &self.shown)
             .finish()
     }
 }

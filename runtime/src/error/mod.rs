@@ -11,6 +11,8 @@ mod failure;
 pub use argument::ArgumentError;
 pub use disclose::{Disclose, Disclosure, RetryHint};
 pub use failure::Failure;
+#[cfg(any(feature = "anyhow", feature = "eyre"))]
+pub(crate) use failure::ShownMessage;
 
 /// A boxed error that can cross threads.
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
@@ -122,8 +124,11 @@ impl ToolError {
                 render::argument_error(tool, error.message(), error.hint().map(RetryHint::text))
             }
             Self::Failed(failure) => {
-                let message = (include_error_message || failure.shows_message())
-                    .then(|| failure.shown_message());
+                let message = if include_error_message || failure.shows_message() {
+                    failure.shown_message()
+                } else {
+                    None
+                };
                 render::failure(
                     tool,
                     failure.kind(),

@@ -109,7 +109,7 @@ pub(crate) mod generated {
         PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn, ValueTag,
     };
     #[cfg(any(feature = "anyhow", feature = "eyre"))]
-    pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose};
+    pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose, ReportRef};
     pub use super::schema::{
         ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,
         ResultOutputSchema,

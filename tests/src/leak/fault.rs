@@ -82,7 +82,8 @@ pub enum Fault {
     /// A `Result` deeper in a successful output, the secret in its error: refused as it is
     /// encoded (fatal), with a message that holds nothing of it.
     ResultInOutput(Depth),
-    /// An `anyhow::Error` (or `eyre::Report`) whose context string holds the secret.
+    /// An `anyhow::Error` (or `eyre::Report`) whose context string holds the secret (or, for
+    /// [`ReportFault::FailureOverArgument`], the argument error inside its `Failure`).
     Report {
         /// An `eyre::Report`, not an `anyhow::Error`.
         eyre: bool,
@@ -111,7 +112,18 @@ pub enum ReportFault {
     Store,
     /// Nothing classified: `Error`.
     Plain,
+    /// Returned through `?` with no context: a `Failure` of kind `InternalLookup` whose source
+    /// is the argument error of an inner call, the secret in its message: the kind, never the
+    /// argument error inside it.
+    FailureOverArgument,
+    /// More contexts than the walk of a chain reads, each holding the secret, over a plain
+    /// message: `Error`, and no root cause even with the opt-in.
+    TooDeep,
 }
+
+/// How many contexts a [`ReportFault::TooDeep`] chain has: more than the 32 errors the walk
+/// of a chain reads.
+pub(super) const TOO_DEEP: usize = 40;
 
 /// The message of an output refused because it holds a `Result`: fixed, nothing of the value.
 pub(super) const HOLDS_RESULT: &str = "the tool's output holds a `Result`, which is never sent to the model \
@@ -160,6 +172,8 @@ pub fn every_fault() -> Vec<Fault> {
             ReportFault::Argument,
             ReportFault::Store,
             ReportFault::Plain,
+            ReportFault::FailureOverArgument,
+            ReportFault::TooDeep,
         ] {
             faults.push(Fault::Report { eyre, inner });
         }
@@ -257,9 +271,13 @@ impl Fault {
                 ..
             } => "StoreError::Unavailable",
             Self::Report {
-                inner: ReportFault::Plain,
+                inner: ReportFault::Plain | ReportFault::TooDeep,
                 ..
             } => "Error",
+            Self::Report {
+                inner: ReportFault::FailureOverArgument,
+                ..
+            } => "InternalLookup",
             Self::Io(_) => "io::Error",
             Self::Boxed { .. } => "Error",
             Self::HandFailure { .. } => "Upstream",
@@ -283,7 +301,7 @@ impl Fault {
 
     /// The error's own message (its `Display`), given the generated message and canary: what
     /// an argument error shows, and what the opt-in appends. `None` when the model is never
-    /// shown it.
+    /// shown a message.
     pub(super) fn display(self, message: &str, canary: &str) -> Option<String> {
         Some(match self {
             Self::Plain
@@ -319,7 +337,17 @@ impl Fault {
                 inner: ReportFault::Plain,
                 ..
             } => REPORT_ROOT.to_owned(),
-            Self::Panic { .. } | Self::Timeout => return None,
+            // the failure's own error, as a `Failure` returned on its own shows
+            Self::Report {
+                inner: ReportFault::FailureOverArgument,
+                ..
+            } => message.to_owned(),
+            Self::Report {
+                inner: ReportFault::TooDeep,
+                ..
+            }
+            | Self::Panic { .. }
+            | Self::Timeout => return None,
         })
     }
 }

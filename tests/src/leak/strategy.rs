@@ -53,7 +53,9 @@ pub fn fault(timeouts: u32) -> impl Strategy<Value = Fault> {
             prop_oneof![
                 Just(ReportFault::Argument),
                 Just(ReportFault::Store),
-                Just(ReportFault::Plain)
+                Just(ReportFault::Plain),
+                Just(ReportFault::FailureOverArgument),
+                Just(ReportFault::TooDeep),
             ]
         )
             .prop_map(|(eyre, inner)| Fault::Report { eyre, inner }),

@@ -4,13 +4,13 @@ use std::cell::Cell;
 use std::sync::{Arc, Once};
 use std::time::Duration;
 
-use reticent::{ArgumentError, BoxError, Failure, Tool};
+use reticent::{ArgumentError, BoxError, Failure, Tool, ToolError};
 
 use super::errors::{
     BadDate, IO_KINDS, LedgerError, Outcome, PlainError, Report, SerError, StoreError,
     Unserializable,
 };
-use super::fault::{Depth, Fault, REPORT_ARGUMENT, REPORT_ROOT, ReportFault, StoreFault};
+use super::fault::{Depth, Fault, REPORT_ARGUMENT, REPORT_ROOT, ReportFault, StoreFault, TOO_DEEP};
 use super::registry::lookup;
 
 fn io(message: String) -> std::io::Error {
@@ -270,6 +270,15 @@ pub fn fail_anyhow(
         ReportFault::Argument => Err(ArgumentError::new(REPORT_ARGUMENT)).context(context),
         ReportFault::Store => Err(StoreError::Unavailable(REPORT_ROOT.to_owned())).context(context),
         ReportFault::Plain => Err(anyhow::anyhow!(REPORT_ROOT)).context(context),
+        // the shape: an inner call's argument error, given a kind, through `?`
+        ReportFault::FailureOverArgument => {
+            let inner = ToolError::Argument(ArgumentError::new(context));
+            Err(Failure::new("InternalLookup", inner))?
+        }
+        ReportFault::TooDeep => Err((0..TOO_DEEP)
+            .fold(anyhow::anyhow!(REPORT_ROOT), |error, _| {
+                error.context(context.clone())
+            })),
     }
 }
 
@@ -291,6 +300,12 @@ pub async fn fail_eyre(
             Err(StoreError::Unavailable(REPORT_ROOT.to_owned())).wrap_err(context)
         }
         ReportFault::Plain => Err(eyre::eyre!(REPORT_ROOT)).wrap_err(context),
+        ReportFault::FailureOverArgument => {
+            Err(Failure::new("InternalLookup", ArgumentError::new(context)))?
+        }
+        ReportFault::TooDeep => Err((0..TOO_DEEP).fold(eyre::eyre!(REPORT_ROOT), |error, _| {
+            error.wrap_err(context.clone())
+        })),
     }
 }
 

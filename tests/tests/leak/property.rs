@@ -8,9 +8,10 @@
 //! returned through an alias of `Result` or a renamed `Result`, outputs with a `Result` deeper
 //! in them (a `Vec`, a struct field, an `Option` of an alias), and `anyhow`/`eyre` chains whose
 //! context string holds the secret above an argument error, a `Disclose` error or a plain
-//! message — each with its own canary in a generated message (short, unicode, long, or with
-//! the canary where a message is cut), and runs them with the opt-in `include_error_message`
-//! on or off. Then:
+//! message, or at every one of more levels than the walk of a chain reads, and a `Failure`
+//! returned through `?` around an inner call's argument error that holds it — each with its
+//! own canary in a generated message (short, unicode, long, or with the canary where a message
+//! is cut), and runs them with the opt-in `include_error_message` on or off. Then:
 //!
 //! - nothing the model receives holds a canary it may not see: the text of each failure
 //!   (`ToolError::model_text`, `ToolFailure::shown_to_model`), the transcript, every request

@@ -4,7 +4,10 @@
 use std::error::Error as StdError;
 use std::sync::Arc;
 
-use reticent::{BoxError, Disclose, Failure, Tool, ToolContext, ToolError, Toolbox};
+use reticent::{
+    Agent, BoxError, Disclose, Failure, ModelResponse, ScriptedModel, Tool, ToolContext, ToolError,
+    ToolFailureOptions, Toolbox,
+};
 use serde_json::json;
 
 const CANARY: &str = "CANARY-7f3a";
@@ -102,6 +105,39 @@ fn in_disclose_source() -> Result<(), SyncFailed> {
     Err(SyncFailed {
         source: DbError(dsn()),
     })
+}
+
+/// Look up a customer by id.
+#[reticent::tool]
+fn lookup_customer(id: u64) -> Result<String, DbError> {
+    Ok(format!("C-{id}"))
+}
+
+/// What a lookup of the customer with the id a database row holds fails with: the argument
+/// error of the inner call, which echoes the row (the canary).
+async fn inner_lookup() -> Result<serde_json::Value, ToolError> {
+    LookupCustomer
+        .call(json!({ "id": dsn() }), ToolContext::default())
+        .await
+}
+
+/// Summarise a customer, returning `anyhow::Result`: the inner call's error gets a kind and
+/// leaves through `?`.
+#[reticent::tool]
+async fn customer_summary() -> anyhow::Result<String> {
+    let customer = inner_lookup()
+        .await
+        .map_err(|inner| Failure::new("InternalLookup", inner))?;
+    Ok(customer.to_string())
+}
+
+/// The same summary, returning `Result<_, Failure>`.
+#[reticent::tool]
+async fn customer_summary_plain() -> Result<String, Failure> {
+    let customer = inner_lookup()
+        .await
+        .map_err(|inner| Failure::new("InternalLookup", inner))?;
+    Ok(customer.to_string())
 }
 
 struct Warehouse;
@@ -266,4 +302,57 @@ fn an_argument_variant_is_shown_because_the_model_wrote_it() {
         err.model_text("lookup", false),
         "Invalid arguments for tool 'lookup': no order ORD-9"
     );
+}
+
+/// A `Failure` through `anyhow` shows what it shows plain: its kind, not the argument inside.
+#[tokio::test]
+async fn a_failure_through_anyhow_hides_the_argument_error_inside_it() {
+    let through_anyhow = CustomerSummary
+        .call(json!({}), ToolContext::default())
+        .await
+        .expect_err("the inner lookup fails");
+    let plain = CustomerSummaryPlain
+        .call(json!({}), ToolContext::default())
+        .await
+        .expect_err("the inner lookup fails");
+    for include in [false, true] {
+        assert_eq!(
+            through_anyhow.model_text("summary", include),
+            plain.model_text("summary", include),
+            "include_error_message({include})"
+        );
+    }
+    assert_eq!(
+        through_anyhow.model_text("summary", false),
+        "Tool 'summary' failed with InternalLookup"
+    );
+    assert!(chain(&through_anyhow).contains(DSN), "the caller lost it");
+
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_call("c1", "customer_summary", json!({})),
+        ModelResponse::text("The lookup failed."),
+    ]);
+    let result = Agent::builder(model.clone())
+        .tool(CustomerSummary)
+        .failure_options(ToolFailureOptions::default())
+        .build()
+        .unwrap()
+        .run("Summarise the customer.")
+        .await
+        .unwrap();
+    let [failure] = &result.tool_failures[..] else {
+        panic!("one failure: {:?}", result.tool_failures)
+    };
+    assert_eq!(failure.kind, "InternalLookup");
+    assert!(failure.error_chain().contains(DSN), "the caller lost it");
+    let seen = [
+        serde_json::to_string(&model.requests()).unwrap(),
+        format!("{:?}", model.requests()),
+        serde_json::to_string(&result.messages).unwrap(),
+        serde_json::to_string(&result.trajectory).unwrap(),
+        failure.shown_to_model.clone(),
+    ];
+    for text in seen {
+        assert!(!text.contains(CANARY), "the model was shown it: {text}");
+    }
 }

@@ -1,7 +1,7 @@
 //! Tools that return `anyhow::Result<T>` or `eyre::Result<T>` (features `anyhow`, `eyre`): the
-//! model is shown the first argument error in the chain (its own message alone), else the kind
-//! of the first `Failure` or `Disclose` error, else `Error` — never a context string. The caller
-//! has the whole chain.
+//! model is shown what the first error of the chain that is classified says — an argument error
+//! (its own message alone), or the kind of a `Failure` or `Disclose` error, never what is inside
+//! it — else `Error`, never a context string. The caller has the whole chain.
 
 use anyhow::{Context as _, anyhow, bail};
 use reticent::mcp::McpServer;
@@ -29,6 +29,8 @@ enum StoreError {
     #[error("store corrupt at {0}")]
     #[disclose(fatal, kind = "Corrupt")]
     Corrupt(String),
+    #[error("the lookup failed")]
+    Lookup(#[source] ArgumentError),
 }
 
 /// A generic `Disclose` type: it cannot be registered, so a chain does not find it.
@@ -47,6 +49,28 @@ fn io(message: &str) -> std::io::Error {
     std::io::Error::other(format!("{message} {SECRET}"))
 }
 
+/// What an inner call's argument error says when the server sent it its own data.
+fn inner_argument() -> ArgumentError {
+    ArgumentError::new(format!(
+        "argument `id`: invalid type: string \"postgres://admin:{SECRET}@db\""
+    ))
+}
+
+/// `error` under more contexts than a chain's walk reads, each holding `CONTEXT`.
+fn too_deep(error: anyhow::Error) -> anyhow::Error {
+    (0..40).fold(error, |error, level| {
+        error.context(format!("{CONTEXT} at level {level}"))
+    })
+}
+
+/// Returns `error` through `?`, as a tool body would.
+fn question_mark<E>(error: E) -> anyhow::Result<String>
+where
+    anyhow::Error: From<E>,
+{
+    Err(error)?
+}
+
 /// What each case returns, by name.
 fn failing(case: &str) -> anyhow::Result<String> {
     match case {
@@ -57,8 +81,39 @@ fn failing(case: &str) -> anyhow::Result<String> {
         "argument_as_context" => Err(io("parse failed"))
             .context(ArgumentError::new("dates look like 2024-05-01"))
             .context(format!("booking for {CONTEXT}")),
-        "argument_below_failure" => Err(ArgumentError::new("dates look like 2024-05-01"))
+        "argument_with_source_failure" => Err(ArgumentError::new("dates look like 2024-05-01")
+            .with_source(Failure::new("Upstream", io("upstream"))))
+        .context(CONTEXT),
+        "argument_as_context_over_failure" => Err(Failure::new("Upstream", io("upstream")))
+            .context(ArgumentError::new("dates look like 2024-05-01"))
+            .context(CONTEXT),
+        "argument_as_context_over_disclose" => Err(StoreError::Unavailable(SECRET.into()))
+            .context(ArgumentError::new("dates look like 2024-05-01"))
+            .context(CONTEXT),
+        "failure_over_argument" => question_mark(Failure::new("InternalLookup", inner_argument())),
+        "failure_over_tool_error_argument" => Err(Failure::new(
+            "InternalLookup",
+            ToolError::Argument(inner_argument()),
+        ))
+        .context(CONTEXT),
+        "tool_error_failed_over_argument" => Err(ToolError::Failed(Failure::new(
+            "InternalLookup",
+            inner_argument(),
+        )))
+        .context(CONTEXT),
+        "disclose_over_argument" => Err(StoreError::Lookup(inner_argument())).context(CONTEXT),
+        "failure_as_context_over_argument" => Err(inner_argument())
             .context(Failure::new("Upstream", io("upstream")))
+            .context(CONTEXT),
+        "disclose_as_context_over_argument" => Err(inner_argument())
+            .context(StoreError::Unavailable(SECRET.into()))
+            .context(CONTEXT),
+        "too_deep" => Err(too_deep(anyhow!("connecting to {SECRET}"))),
+        "too_deep_over_failure" => Err(too_deep(
+            Failure::new("Upstream", io("upstream refused")).into(),
+        )),
+        "none_with_context" => None
+            .with_context(|| format!("no row for {SECRET}"))
             .context(CONTEXT),
         "tool_error_argument" => Err(ToolError::Argument(ArgumentError::new(
             "dates look like 2024-05-01",
@@ -110,20 +165,57 @@ async fn report_eyre(
             .wrap_err(format!("booking for {CONTEXT}")),
         "failure" => Err(Failure::new("Upstream", io("upstream refused")))
             .wrap_err(format!("calling upstream with {CONTEXT}")),
+        "failure_over_argument" => {
+            Err(Failure::new("InternalLookup", inner_argument())).wrap_err(CONTEXT)
+        }
+        "failure_as_context_over_argument" => Err(inner_argument())
+            .wrap_err(Failure::new("Upstream", io("upstream")))
+            .wrap_err(CONTEXT),
+        "too_deep" => Err(
+            (0..40).fold(eyre::eyre!("connecting to {SECRET}"), |error, level| {
+                error.wrap_err(format!("{CONTEXT} at level {level}"))
+            }),
+        ),
         "disclose_kind" => Err(StoreError::Unavailable(SECRET.into())).wrap_err(CONTEXT),
         "plain_message" => Err(eyre::eyre!("connecting to {SECRET}")).wrap_err(CONTEXT),
         other => unreachable!("{other}"),
     }
 }
 
+/// The cases returned without a context string.
+const WITHOUT_CONTEXT: [&str; 2] = ["bail_argument", "failure_over_argument"];
+
 const ARGUMENT: &str = "Invalid arguments for tool 'report': dates look like 2024-05-01";
+const INNER_ARGUMENT: &str =
+    "argument `id`: invalid type: string \"postgres://admin:ERR-CANARY-9a2c@db\"";
 
 /// Case, what the model is shown, the kind, fatal, what the opt-in shows after the line.
 const TABLE: &[(&str, &str, &str, bool, Option<&str>)] = &[
     ("bail_argument", ARGUMENT, "argument", false, None),
     ("argument_with_context", ARGUMENT, "argument", false, None),
     ("argument_as_context", ARGUMENT, "argument", false, None),
-    ("argument_below_failure", ARGUMENT, "argument", false, None),
+    // an argument error outside a kind is the model's
+    (
+        "argument_with_source_failure",
+        ARGUMENT,
+        "argument",
+        false,
+        None,
+    ),
+    (
+        "argument_as_context_over_failure",
+        ARGUMENT,
+        "argument",
+        false,
+        None,
+    ),
+    (
+        "argument_as_context_over_disclose",
+        ARGUMENT,
+        "argument",
+        false,
+        None,
+    ),
     ("tool_error_argument", ARGUMENT, "argument", false, None),
     (
         "failure",
@@ -181,6 +273,73 @@ const TABLE: &[(&str, &str, &str, bool, Option<&str>)] = &[
         false,
         Some("lookup ERR-CANARY-9a2c"),
     ),
+    // a kind stops the search: the argument error inside it is not the model's; the opt-in
+    // shows what it shows for the same error returned on its own
+    (
+        "failure_over_argument",
+        "Tool 'report' failed with InternalLookup",
+        "InternalLookup",
+        false,
+        Some(INNER_ARGUMENT),
+    ),
+    (
+        "failure_over_tool_error_argument",
+        "Tool 'report' failed with InternalLookup",
+        "InternalLookup",
+        false,
+        Some(INNER_ARGUMENT),
+    ),
+    (
+        "tool_error_failed_over_argument",
+        "Tool 'report' failed with InternalLookup",
+        "InternalLookup",
+        false,
+        Some(INNER_ARGUMENT),
+    ),
+    (
+        "disclose_over_argument",
+        "Tool 'report' failed with StoreError::Lookup",
+        "StoreError::Lookup",
+        false,
+        Some("the lookup failed"),
+    ),
+    (
+        "failure_as_context_over_argument",
+        "Tool 'report' failed with Upstream",
+        "Upstream",
+        false,
+        Some("upstream ERR-CANARY-9a2c"),
+    ),
+    (
+        "disclose_as_context_over_argument",
+        "Tool 'report' failed with StoreError::Unavailable (transient: retrying later may succeed)",
+        "StoreError::Unavailable",
+        false,
+        Some("store unavailable at ERR-CANARY-9a2c"),
+    ),
+    // deeper than the walk reads: no root cause, and no kind from beyond the limit
+    (
+        "too_deep",
+        "Tool 'report' failed with Error",
+        "Error",
+        false,
+        None,
+    ),
+    (
+        "too_deep_over_failure",
+        "Tool 'report' failed with Error",
+        "Error",
+        false,
+        None,
+    ),
+    // `Option::context`'s value is the error itself, with nothing under it: its root cause
+    (
+        "none_with_context",
+        "Tool 'report' failed with Error",
+        "Error",
+        false,
+        Some("no row for ERR-CANARY-9a2c"),
+    ),
     (
         "plain_message",
         "Tool 'report' failed with Error",
@@ -223,7 +382,7 @@ async fn the_classification_table() {
             }
             ToolError::Failed(failure) => reticent_chain(&**failure.error()),
         };
-        if case != "bail_argument" {
+        if !WITHOUT_CONTEXT.contains(&case) {
             assert!(chain.contains(CONTEXT), "{case}: {chain}");
         }
     }
@@ -238,8 +397,11 @@ async fn eyre_reports_classify_as_anyhow_errors_do() {
     let cases = [
         ("argument_with_context", "argument"),
         ("failure", "Upstream"),
+        ("failure_over_argument", "InternalLookup"),
+        ("failure_as_context_over_argument", "Upstream"),
         ("disclose_kind", "StoreError::Unavailable"),
         ("plain_message", "Error"),
+        ("too_deep", "Error"),
     ];
     for (case, kind) in cases {
         let error = call(&ReportEyre, case).await;
@@ -249,8 +411,8 @@ async fn eyre_reports_classify_as_anyhow_errors_do() {
             assert!(!text.contains(CONTEXT), "{case}: {text}");
             assert_eq!(
                 text.contains(SECRET),
-                include && kind != "argument",
-                "{case}"
+                include && kind != "argument" && case != "too_deep",
+                "{case}: {text}"
             );
         }
     }
@@ -307,7 +469,10 @@ async fn a_context_string_never_reaches_the_model_in_a_run() {
             if !include {
                 assert_eq!(failure.shown_to_model, shown, "{case}");
             }
-            assert!(failure.error_chain().contains(CONTEXT) || case == "bail_argument");
+            assert!(
+                failure.error_chain().contains(CONTEXT) || WITHOUT_CONTEXT.contains(&case),
+                "{case}"
+            );
         }
         let requests: Vec<String> = model.requests().iter().map(|r| format!("{r:?}")).collect();
         for request in &requests {
@@ -346,8 +511,28 @@ async fn a_context_string_never_reaches_an_mcp_client() {
     assert!(!received.contains(SECRET), "{received}");
     for failure in failures.all() {
         assert!(
-            failure.error_chain().contains(CONTEXT) || failure.kind == "argument",
+            failure.error_chain().contains(CONTEXT)
+                || failure.kind == "argument"
+                || failure.kind == "InternalLookup",
             "{failure:?}"
         );
     }
+}
+
+/// With the opt-in, a chain longer than the walk reads shows no message (its 32nd is a context).
+#[tokio::test]
+async fn a_chain_deeper_than_the_walk_shows_no_root_cause() {
+    for case in ["too_deep", "too_deep_over_failure"] {
+        let error = call(&Report, case).await;
+        assert_eq!(
+            error.model_text("report", true),
+            "Tool 'report' failed with Error",
+            "{case}"
+        );
+    }
+    let error = call(&ReportEyre, "too_deep").await;
+    assert_eq!(
+        error.model_text("report_eyre", true),
+        "Tool 'report_eyre' failed with Error"
+    );
 }

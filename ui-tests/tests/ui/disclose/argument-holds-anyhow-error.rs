@@ -1,3 +1,5 @@
+// `anyhow::Error` is not a `std::error::Error`, and `reticent` is built without its feature
+// `anyhow`: the field is refused because it derefs to `dyn Error`.
 #[derive(Debug, thiserror::Error, reticent::Disclose)]
 enum CustomerError {
     #[error("bad customer reference: {0}")]

@@ -1,3 +1,6 @@
+use std::fmt;
+use std::ops::Deref;
+
 use reticent::{Disclose, Disclosure};
 
 #[derive(Debug, thiserror::Error)]
@@ -8,6 +11,29 @@ struct DbError;
 struct Range {
     min: u32,
     max: u32,
+}
+
+/// Derefs to something that is not an error: an argument message may format it.
+#[derive(Debug)]
+struct Name(String);
+
+impl Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 #[derive(Debug, thiserror::Error, Disclose)]
@@ -24,6 +50,15 @@ enum CustomerError {
     #[error("the limit must be from {} to {}", .0.min, .0.max)]
     #[disclose(argument)]
     Limit(Range),
+    #[error("no team named {0}")]
+    #[disclose(argument)]
+    Team(Name),
+    #[error("`{0}` is not a field")]
+    #[disclose(argument)]
+    Field(&'static str),
+    #[error("{0} is not a region")]
+    #[disclose(argument)]
+    Region(Box<str>),
     /// Not the model's fault: the source stays with the caller.
     #[error("customer database unavailable")]
     Database(#[source] DbError),
@@ -51,6 +86,17 @@ fn main() {
     let limit = CustomerError::Limit(Range { min: 1, max: 100 });
     assert_eq!(limit.disclosure(), Disclosure::Argument);
     assert_eq!(limit.to_string(), "the limit must be from 1 to 100");
+    let team = CustomerError::Team(Name("ops".into()));
+    assert_eq!(team.disclosure(), Disclosure::Argument);
+    assert_eq!(team.to_string(), "no team named ops");
+    assert_eq!(
+        CustomerError::Field("x").disclosure(),
+        Disclosure::Argument
+    );
+    assert_eq!(
+        CustomerError::Region("mars".into()).disclosure(),
+        Disclosure::Argument
+    );
     assert_eq!(
         CustomerError::Database(DbError).disclosure(),
         Disclosure::Kind("CustomerError::Database")
