@@ -303,6 +303,56 @@ pub(crate) fn no_match(value: &serde_json::Value, pattern: &str) -> String {
     )
 }
 
+/// A string that could not be checked against a pattern (`None`: one `jsonschema` names
+/// only in its message), and why: one of the reasons below.
+pub(crate) fn unchecked(pattern: Option<&str>, reason: &str) -> String {
+    match pattern {
+        Some(pattern) => format!(
+            "the value could not be checked against the pattern {}: {reason}",
+            echo(&serde_json::Value::from(pattern))
+        ),
+        None => format!("the value could not be checked against its pattern: {reason}"),
+    }
+}
+
+/// The message of an argument error for a value that could not be checked against a pattern
+/// (a message of [`unchecked`]): that violation alone, which is why the call is refused, with
+/// room for its reason.
+pub(crate) fn unchecked_violation(path: &str, message: &str) -> String {
+    let violation = if path.is_empty() {
+        message.to_owned()
+    } else {
+        format!("argument `{}`: {message}", bounded(path, MAX_NAME_LEN * 2))
+    };
+    bounded(&violation, 2 * MAX_VIOLATION_LEN).into_owned()
+}
+
+/// Why a string could not be checked against a pattern: the engine gave up at its limit.
+pub(crate) fn gave_up(limit: Option<usize>) -> String {
+    match limit {
+        Some(limit) => format!("matching gave up after {limit} backtracking steps"),
+        None => "matching gave up at its backtracking limit".to_owned(),
+    }
+}
+
+/// Why a string could not be checked against a pattern: the engine failed on it.
+pub(crate) const ENGINE_FAILED: &str = "the regex engine failed on it";
+
+/// Why a string could not be checked against a pattern: it is longer than `limit` bytes.
+pub(crate) fn too_long(limit: usize) -> String {
+    format!("a pattern with lookaround or backreferences is checked on at most {limit} bytes")
+}
+
+/// Why a string could not be checked against a pattern: past what one call may check, in
+/// bytes or in time.
+pub(crate) fn over_budget(bytes: usize, time: Duration) -> String {
+    format!(
+        "one call may check at most {bytes} bytes, in {}, against patterns with lookaround or \
+         backreferences",
+        format_duration(time)
+    )
+}
+
 /// A value that is none of the schema's `enum`.
 pub(crate) fn not_one_of(value: &serde_json::Value, options: &serde_json::Value) -> String {
     format!(

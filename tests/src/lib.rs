@@ -13,6 +13,8 @@
 //!   tests;
 //! - [`shop`]: the tools of the approval, resume and step-executor tests, which count what they
 //!   did;
+//! - [`pattern`]: a `pattern` whose match cannot finish, tools that carry it, and a guard for a
+//!   test whose check may stall its thread;
 //! - [`restate_desk`]: what the `restate_desk` service and the `restate` tests agree on.
 #![warn(
     missing_docs,
@@ -24,6 +26,7 @@
 
 pub mod leak;
 pub mod mcp;
+pub mod pattern;
 pub mod provider;
 pub mod shop;
 pub mod spans;

@@ -1,5 +1,6 @@
 //! Work on the blocking pool, as far as its caller waits: a sync tool that a timeout or a
-//! cancellation can stop runs there, so that stopping it does not wait for its body.
+//! cancellation can stop runs there, so that stopping it does not wait for its body; so does
+//! a costly check of a call's arguments, before the call.
 
 use std::any::Any;
 use std::time::Duration;
@@ -35,5 +36,15 @@ pub(super) async fn run_blocking<T: Send + 'static>(
             // Cancelled: only when the runtime shuts down.
             Err(_) => Blocked::Panicked(Box::new("the blocking task was cancelled")),
         },
+    }
+}
+
+/// Runs `work` on the blocking pool and waits for it, as long as the caller waits: a panic in
+/// it goes on in the caller.
+pub(crate) async fn on_pool<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match run_blocking(work, None).await {
+        Blocked::Returned(output) => output,
+        Blocked::Panicked(payload) => std::panic::resume_unwind(payload),
+        Blocked::TimedOut(_) => unreachable!("work without a limit does not time out"),
     }
 }

@@ -1,21 +1,26 @@
 //! [`Checked`]: a tool as a [`ToolSet`](super::ToolSet) holds it when its arguments need work
 //! before it decodes them — the `null`s the model's schema dialect added removed
 //! ([`Normaliser`]), then the constraints of its schema checked ([`ArgumentValidator`]). A tool
-//! that needs neither is held as it is, and its calls cost what they cost before.
+//! that needs neither is held as it is, and its calls cost what they cost before. Both are one
+//! check, whose matches against patterns share one budget; a costly one is made on the blocking
+//! pool, in the call's future, so that the call's time limit covers it.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::blocking::on_pool;
+use super::pattern::within_check;
 use super::validate::ArgumentValidator;
 use super::{Tool, ToolContext, ToolDefinition, ToolFuture};
+use crate::error::ArgumentError;
 use crate::model::Normaliser;
 
 /// A tool whose arguments are normalised and checked before it runs.
 pub(crate) struct Checked {
     tool: Arc<dyn Tool>,
-    normaliser: Option<Normaliser>,
+    normaliser: Option<Arc<Normaliser>>,
     validator: Option<Arc<ArgumentValidator>>,
 }
 
@@ -31,9 +36,32 @@ impl Checked {
         }
         Arc::new(Self {
             tool,
-            normaliser,
+            normaliser: normaliser.map(Arc::new),
             validator,
         })
+    }
+}
+
+/// `args` normalised and checked, as one check.
+fn prepare(
+    normaliser: Option<&Normaliser>,
+    validator: Option<&ArgumentValidator>,
+    args: &mut Value,
+) -> Result<(), ArgumentError> {
+    let normalise = |args: &mut Value| {
+        if let Some(normaliser) = normaliser {
+            normaliser.apply(args);
+        }
+    };
+    match validator {
+        Some(validator) => within_check(|| {
+            normalise(args);
+            validator.check(args)
+        }),
+        None => {
+            normalise(args);
+            Ok(())
+        }
     }
 }
 
@@ -48,12 +76,26 @@ impl Tool for Checked {
     }
 
     fn call(&self, mut args: Value, cx: ToolContext) -> ToolFuture<'_> {
-        if let Some(normaliser) = &self.normaliser {
-            normaliser.apply(&mut args);
-        }
         if let Some(validator) = &self.validator
-            && let Err(error) = validator.check(&args)
+            && validator.is_costly(&args)
+            && tokio::runtime::Handle::try_current().is_ok()
         {
+            let (normaliser, validator) = (self.normaliser.clone(), Arc::clone(validator));
+            return ToolFuture::new(async move {
+                let (args, checked) = on_pool(move || {
+                    let checked = prepare(normaliser.as_deref(), Some(&validator), &mut args);
+                    (args, checked)
+                })
+                .await;
+                checked?;
+                self.tool.call(args, cx).await
+            });
+        }
+        if let Err(error) = prepare(
+            self.normaliser.as_deref(),
+            self.validator.as_deref(),
+            &mut args,
+        ) {
             return ToolFuture::ready(Err(error.into()));
         }
         self.tool.call(args, cx)
@@ -155,5 +197,28 @@ mod tests {
         assert_eq!(checked.untrusted_output(), tool.untrusted_output());
         assert_eq!(checked.needs_approval(), tool.needs_approval());
         assert_eq!(checked.reads_context(), tool.reads_context());
+    }
+
+    /// A small check is made as the tool is called, with nothing to wait for; a costly one goes
+    /// to the blocking pool, and the call's future waits for it, under the call's time limit.
+    #[tokio::test]
+    async fn a_small_check_is_made_in_place_and_a_costly_one_on_the_pool() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"names": {"type": "array", "items": {"pattern": "^((?!\\d)\\w+\\s?)+$"}}},
+        });
+        let validator = ArgumentValidator::new(&schema).unwrap().map(Arc::new);
+        let tool: Arc<dyn Tool> = Arc::new(Flagged(ToolDefinition::new("t", "A tool.", schema)));
+        let checked = Checked::wrap(tool, None, validator);
+        let small = checked.call(json!({"names": ["ada"]}), ToolContext::default());
+        assert!(small.is_ready());
+        assert_eq!(small.await.unwrap(), Value::Null);
+        let refused = checked.call(json!({"names": ["4ever"]}), ToolContext::default());
+        assert!(refused.is_ready());
+        assert!(refused.await.is_err());
+        let names: Vec<String> = (0..20).map(|i| "ab ".repeat(i + 1)).collect();
+        let costly = checked.call(json!({"names": names}), ToolContext::default());
+        assert!(!costly.is_ready());
+        assert_eq!(costly.await.unwrap(), Value::Null);
     }
 }

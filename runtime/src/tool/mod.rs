@@ -18,9 +18,11 @@
 //! | `report.rs` | classifying an `anyhow::Error`/`eyre::Report` by its chain (features `anyhow`, `eyre`) |
 //! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
 //! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
+//! | `pattern.rs` | the `pattern` keyword it checks, and the bounds on the work of a check |
 //! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
 //! | `checked.rs` | a tool whose arguments are normalised and checked before it runs |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
+//! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
 //! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
 //! | `span.rs` | the `execute_tool` span |
 
@@ -41,6 +43,7 @@ mod invoke;
 mod no_result;
 mod output;
 mod owned;
+mod pattern;
 mod progress;
 #[cfg(any(feature = "anyhow", feature = "eyre"))]
 mod report;
@@ -71,6 +74,7 @@ pub(crate) use invoke::{CallArguments, Invocation, invoke};
 #[cfg(feature = "mcp")]
 pub(crate) use output::AsText;
 pub(crate) use output::AsValue;
+pub(crate) use pattern::bounded as bounded_patterns;
 #[cfg(feature = "mcp")]
 pub(crate) use progress::Updates;
 pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};

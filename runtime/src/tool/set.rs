@@ -22,7 +22,8 @@ pub(crate) enum ToolSetError {
     /// A tool's parameter schema is not an object schema.
     NotAnObjectSchema(String),
     /// A tool's parameter schema carries constraints that cannot be compiled into a validator
-    /// (a `pattern` that is not a regular expression, a `$ref` to nothing).
+    /// (a `pattern` that is not a regular expression, a `$ref` to nothing, a
+    /// `patternProperties` regex that needs lookaround or backreferences).
     Uncheckable {
         /// The tool's name.
         name: String,

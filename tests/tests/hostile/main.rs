@@ -8,3 +8,4 @@
 
 mod display_panic;
 mod inputs;
+mod pattern;

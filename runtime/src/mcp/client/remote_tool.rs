@@ -45,7 +45,7 @@ pub(super) struct RemoteTool {
     /// The tool's name on the server.
     remote: Arc<str>,
     /// The whole input schema: the server's tool has no types of its own here.
-    validator: ArgumentValidator,
+    validator: Arc<ArgumentValidator>,
     connection: Arc<Connection>,
 }
 
@@ -90,14 +90,15 @@ impl RemoteTool {
         Ok(Self {
             definition,
             remote: Arc::from(&*listed.name),
-            validator,
+            validator: Arc::new(validator),
             connection: Arc::clone(connection),
         })
     }
 
     async fn run(&self, arguments: Value, cx: ToolContext) -> Result<Value, ToolError> {
-        // an argument error naming each violation's path and what the schema asks
-        self.validator.check(&arguments)?;
+        // an argument error naming each violation's path and what the schema asks; a costly
+        // check (the server chose the patterns) on the blocking pool, under the call's limit
+        let arguments = self.validator.check_owned(arguments).await?;
         let Value::Object(arguments) = arguments else {
             // The schema's root is an object schema, so this was refused above.
             return Err(ArgumentError::new("the arguments must be a JSON object").into());

@@ -13,7 +13,9 @@
 //! and `$ref`s into `$defs`; [`Normaliser::new`] keeps only the parts that lead to a recorded
 //! `null`, so a tool whose conversion added none has no normaliser and pays nothing. A value
 //! that matches several members of an `anyOf` is normalised by the first member whose
-//! converted schema accepts it (each such member is compiled into a validator, once).
+//! converted schema accepts it (each such member is compiled into a validator, once, whose
+//! `pattern`s are matched as the [`ArgumentValidator`](crate::ArgumentValidator) matches them:
+//! within its bounds, as part of the call's check).
 
 use std::collections::{HashMap, HashSet};
 
@@ -261,8 +263,8 @@ impl Compile<'_> {
         if let Some((keyword, definitions)) = self.definitions {
             schema.insert(keyword.to_owned(), definitions.clone());
         }
-        jsonschema::draft202012::options()
-            .should_validate_formats(false)
+        let options = jsonschema::draft202012::options().should_validate_formats(false);
+        crate::tool::bounded_patterns(options, Default::default())
             .build(&Value::Object(schema))
             .map_err(|error| format!("a member of `anyOf` does not compile: {error}"))
     }
