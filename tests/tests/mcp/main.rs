@@ -10,6 +10,7 @@ mod client_python;
 mod client_reticent;
 mod client_tools;
 mod http;
+mod latency;
 mod progress;
 mod python_client;
 mod server;
