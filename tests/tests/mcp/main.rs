@@ -9,6 +9,7 @@
 mod client_python;
 mod client_reticent;
 mod client_tools;
+mod hostile;
 mod http;
 mod latency;
 mod progress;
