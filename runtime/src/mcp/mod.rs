@@ -84,9 +84,14 @@
 //! | the tool reports an error (`isError`) | `Tool 'NAME' failed with McpToolError` (or the client's `failure_kind`) | an `McpToolError` with the server's text |
 //! | the same, with the client's `include_error_message` | `... failed with McpToolError: TEXT`, bounded | the same |
 //! | a JSON-RPC error | `Tool 'NAME' failed with McpProtocolError` | `McpCallError::Protocol` with the server's message |
+//! | an answer that cannot be read (not JSON, nested too deep, over 16 MiB) | `Tool 'NAME' failed with McpUnreadableAnswer` | `McpCallError::Unreadable`, at once; the effect is unknown |
 //! | the server's process exited or the connection was lost | `Tool 'NAME' failed with McpDisconnected` | `McpCallError::Disconnected` (with the exit status); the effect is unknown |
-//! | a timeout | `Tool 'NAME' timed out after 30s and was stopped; ...` | kind `timeout`; the server is sent `notifications/cancelled` |
+//! | no answer within the client's `timeout` (60s unless set) | `Tool 'NAME' timed out after 1m and was stopped; ...` | kind `timeout`; the server is sent `notifications/cancelled` |
 //! | the call's token was cancelled | `Tool 'NAME' failed with McpCancelled` (a cancelled run ends as cancelled) | `McpCallError::Cancelled`; the server is sent `notifications/cancelled` |
+//!
+//! No wait on a server is unbounded: connecting and `tools()` time out after 30 seconds, a
+//! call after 60 (each configurable on the builder), and an answer rmcp cannot decode fails
+//! the request it answers instead of leaving it waiting.
 //!
 //! Remote output is untrusted (it taints the run) unless the client is built with
 //! `trusted_output(true)`. A tool whose name is not a valid tool name is refused by `tools()`,

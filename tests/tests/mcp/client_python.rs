@@ -199,7 +199,8 @@ async fn the_servers_tools_keep_their_description_schema_and_hints() {
 
     // Untrusted by default, whatever the hints say.
     assert!(tools.iter().all(|t| t.untrusted_output()));
-    assert_eq!(add.timeout(), None);
+    // The client's default limit of a call.
+    assert_eq!(add.timeout(), Some(Duration::from_secs(60)));
 }
 
 #[tokio::test]

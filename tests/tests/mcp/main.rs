@@ -9,7 +9,9 @@
 mod client_python;
 mod client_reticent;
 mod client_tools;
+mod hostile;
 mod http;
+mod latency;
 mod pattern;
 mod progress;
 mod python_client;

@@ -20,13 +20,23 @@ use tokio_util::sync::CancellationToken;
 
 use super::child::ChildProcess;
 use super::error::{McpClientError, McpToolError};
+use super::http::Checked;
 use super::remote_tool::Connection;
+use super::stdio::StdioTransport;
+use super::unreadable::Marker;
 use super::{McpClient, Naming};
 use crate::render;
 use crate::secret::Secret;
 
 /// How long connecting may take unless configured otherwise.
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long `tools()` may wait for the server's list unless configured otherwise.
+const DEFAULT_LIST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a call may take unless configured otherwise: the MCP TypeScript SDK's default
+/// request timeout.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Builds an [`McpClient`]: the settings for one server's tools, then how to reach it
 /// ([`stdio`](Self::stdio), [`http`](Self::http), [`connect`](Self::connect)). Start with
@@ -40,7 +50,8 @@ pub struct McpClientBuilder {
     kind: &'static str,
     include_error_message: bool,
     trusted_output: bool,
-    timeout: Option<Duration>,
+    timeout: Duration,
+    list_timeout: Duration,
     connect_timeout: Duration,
 }
 
@@ -53,7 +64,8 @@ impl McpClientBuilder {
             kind: McpToolError::KIND,
             include_error_message: false,
             trusted_output: false,
-            timeout: None,
+            timeout: DEFAULT_TIMEOUT,
+            list_timeout: DEFAULT_LIST_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
         }
     }
@@ -115,10 +127,22 @@ impl McpClientBuilder {
         self
     }
 
-    /// How long any one call of the server's tools may run (as `#[tool(timeout = ..)]`; the
-    /// agent applies the shorter of this and its own). Default: no limit of its own.
+    /// How long any one call of the server's tools may take. Default 60s.
+    ///
+    /// It is each tool's own time limit, as `#[tool(timeout = ..)]` is: an agent, or an
+    /// [`McpServer`](crate::mcp::McpServer) serving the tool, applies the shorter of this and
+    /// its own, reports a call that runs out of it as timed out, and the server is sent
+    /// `notifications/cancelled`. A call made directly with [`Tool::call`](crate::Tool::call)
+    /// fails with [`McpCallError::TimedOut`](super::McpCallError::TimedOut) a second after it.
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long [`McpClient::tools`] may wait for the server's list of tools, every page of
+    /// it. Default 30s.
+    pub fn list_timeout(mut self, timeout: Duration) -> Self {
+        self.list_timeout = timeout;
         self
     }
 
@@ -133,6 +157,12 @@ impl McpClientBuilder {
     /// The process is killed when the client is dropped, whether or not it would exit on
     /// its own when its stdin closes; [`McpClient::close`] gives it a moment to exit first.
     /// Its stderr is left as `command` has it (inherited unless set).
+    ///
+    /// Its stdout must carry nothing but MCP messages, one a line, as MCP requires. A line
+    /// that is not one (or is longer than 16 MiB) cannot be tied to a request, so it fails
+    /// every call waiting at that moment with
+    /// [`McpCallError::Unreadable`](super::McpCallError::Unreadable); before the handshake is
+    /// done, such a line is skipped.
     pub async fn stdio(
         self,
         command: impl Into<tokio::process::Command>,
@@ -160,7 +190,14 @@ impl McpClientBuilder {
                 "the child process has no stdin or stdout pipe",
             )));
         };
-        self.start((stdout, stdin), program, Some(process)).await
+        let marker = Marker::new();
+        self.start(
+            StdioTransport::new(stdout, stdin, marker),
+            marker,
+            program,
+            Some(process),
+        )
+        .await
     }
 
     /// Sends `name: value` with every HTTP request, such as
@@ -179,6 +216,11 @@ impl McpClientBuilder {
     /// waiting on it fail with [`McpCallError::Disconnected`](super::McpCallError::Disconnected)
     /// (rmcp's own default retries without end, so a server that went away would leave
     /// them waiting).
+    ///
+    /// An answer that cannot be read (not JSON, or a JSON body over 16 MiB) fails its call
+    /// with [`McpCallError::Unreadable`](super::McpCallError::Unreadable); a stream event
+    /// over 16 MiB ends the answer's stream, and the call with
+    /// [`McpCallError::Disconnected`](super::McpCallError::Disconnected).
     pub async fn http(self, url: impl Into<String>) -> Result<McpClient, McpClientError> {
         let url: String = url.into();
         let label = host(&url);
@@ -214,24 +256,31 @@ impl McpClientBuilder {
         reconnect.max_delay = Some(Duration::from_secs(2));
         let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
         config.retry_config = Arc::new(reconnect);
-        let transport = StreamableHttpClientTransport::with_client(client, config);
-        self.start(transport, label, None).await
+        let marker = Marker::new();
+        let transport =
+            StreamableHttpClientTransport::with_client(Checked::new(client, marker), config);
+        self.start(transport, marker, label, None).await
     }
 
     /// Connects over any transport rmcp's client takes, such as one end of a
     /// `tokio::io::duplex` served by an in-process [`McpServer`](crate::mcp::McpServer).
+    ///
+    /// What such a transport cannot decode, it skips: the call it answered then waits until
+    /// its timeout. [`stdio`](Self::stdio) and [`http`](Self::http) fail it at once.
     pub async fn connect<T, E, A>(self, transport: T) -> Result<McpClient, McpClientError>
     where
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        self.start(transport, "MCP server".to_owned(), None).await
+        self.start(transport, Marker::new(), "MCP server".to_owned(), None)
+            .await
     }
 
     /// The `initialize` handshake, within the connect timeout.
     async fn start<T, E, A>(
         self,
         transport: T,
+        marker: Marker,
         fallback_name: String,
         process: Option<Arc<ChildProcess>>,
     ) -> Result<McpClient, McpClientError>
@@ -275,12 +324,14 @@ impl McpClientBuilder {
             timeout: self.timeout,
             closed: CancellationToken::new(),
             process: process.as_ref().map(Arc::downgrade),
+            marker,
         };
         Ok(McpClient {
             service: Some(service),
             connection: Arc::new(connection),
             process,
             naming: self.naming,
+            list_timeout: self.list_timeout,
         })
     }
 }
@@ -302,6 +353,7 @@ impl fmt::Debug for McpClientBuilder {
             .field("include_error_message", &self.include_error_message)
             .field("trusted_output", &self.trusted_output)
             .field("timeout", &self.timeout)
+            .field("list_timeout", &self.list_timeout)
             .field("connect_timeout", &self.connect_timeout)
             .finish()
     }

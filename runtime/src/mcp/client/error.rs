@@ -5,6 +5,7 @@
 use std::fmt;
 use std::process::ExitStatus;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ServiceError;
 
@@ -54,6 +55,28 @@ pub enum McpClientError {
         /// Why.
         #[source]
         source: Box<ServiceError>,
+    },
+    /// The server did not answer `tools/list` (every page) within the client's
+    /// [`list_timeout`](super::McpClientBuilder::list_timeout).
+    #[error(
+        "the MCP server `{server}` did not answer tools/list within {}",
+        render::format_duration(*timeout)
+    )]
+    ListToolsTimedOut {
+        /// The server.
+        server: String,
+        /// The limit.
+        timeout: Duration,
+    },
+    /// The server's answer to `tools/list` could not be read: it is not JSON, is nested
+    /// deeper than the parser goes (128 levels), or is larger than 16 MiB.
+    #[error("the MCP server `{server}` answered tools/list with something that cannot be read")]
+    ListToolsUnreadable {
+        /// The server.
+        server: String,
+        /// What was wrong with the answer.
+        #[source]
+        source: BoxError,
     },
     /// A tool's name, with the prefix, is not a valid tool name.
     #[error(
@@ -195,7 +218,8 @@ impl Disclose for McpToolError {
 }
 
 /// A call of an MCP server's tool that got no result: the model sees the kind only
-/// (`McpProtocolError`, `McpDisconnected`, `McpCancelled`), the caller everything.
+/// (`McpProtocolError`, `McpUnreadableAnswer`, `McpDisconnected`, `McpTimeout`,
+/// `McpCancelled`), the caller everything.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum McpCallError {
@@ -210,6 +234,44 @@ pub enum McpCallError {
         /// The error, with the server's message.
         #[source]
         source: ServiceError,
+    },
+    /// The server's answer could not be read: it is not JSON, is nested deeper than the
+    /// parser goes (128 levels), is larger than 16 MiB, or (over HTTP) is a response that is
+    /// neither a JSON-RPC message nor a stream of them. Whether the call took effect is
+    /// unknown.
+    ///
+    /// Over stdio, a line that is not a JSON-RPC message names no request, so it fails every
+    /// call waiting at that moment (MCP allows a server nothing else on its stdout).
+    ///
+    /// What was wrong is the source, not the message: it can quote the server's answer.
+    #[error("the answer of the MCP server `{server}` to the call of `{tool}` cannot be read")]
+    Unreadable {
+        /// The server.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// What was wrong with the answer.
+        #[source]
+        source: BoxError,
+    },
+    /// The server did not answer within a second past the client's
+    /// [`timeout`](super::McpClientBuilder::timeout); the server was sent
+    /// `notifications/cancelled`. Whether the call took effect is unknown.
+    ///
+    /// Only a call made outside an agent or a server ([`Tool::call`](crate::Tool::call))
+    /// ends this way: an agent or an [`McpServer`](crate::mcp::McpServer) applies the same
+    /// limit itself, first, and reports a timeout as it does for any tool.
+    #[error(
+        "the MCP server `{server}` did not answer the call of `{tool}` within {}",
+        render::format_duration(*timeout)
+    )]
+    TimedOut {
+        /// The server.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// How long the call waited.
+        timeout: Duration,
     },
     /// The connection ended during the call: the server's process exited, the HTTP
     /// connection failed, or the client was dropped. Whether the call took effect is unknown.
@@ -252,6 +314,10 @@ pub enum McpCallError {
 impl McpCallError {
     /// The kind of [`McpCallError::Protocol`].
     pub const PROTOCOL: &'static str = "McpProtocolError";
+    /// The kind of [`McpCallError::Unreadable`].
+    pub const UNREADABLE: &'static str = "McpUnreadableAnswer";
+    /// The kind of [`McpCallError::TimedOut`].
+    pub const TIMED_OUT: &'static str = "McpTimeout";
     /// The kind of [`McpCallError::Disconnected`] and [`McpCallError::Closed`].
     pub const DISCONNECTED: &'static str = "McpDisconnected";
     /// The kind of [`McpCallError::Cancelled`].
@@ -261,16 +327,26 @@ impl McpCallError {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Protocol { .. } => Self::PROTOCOL,
+            Self::Unreadable { .. } => Self::UNREADABLE,
+            Self::TimedOut { .. } => Self::TIMED_OUT,
             Self::Disconnected { .. } | Self::Closed { .. } => Self::DISCONNECTED,
             Self::Cancelled { .. } => Self::CANCELLED,
         }
     }
 
     /// Whether the call may have taken effect on the server: it was sent and then cut off
-    /// ([`Disconnected`](Self::Disconnected), [`Cancelled`](Self::Cancelled)). The effects
-    /// ledger records such calls as [`EffectOutcome::Unknown`](crate::EffectOutcome::Unknown).
+    /// ([`Disconnected`](Self::Disconnected), [`Cancelled`](Self::Cancelled),
+    /// [`TimedOut`](Self::TimedOut)), or its answer could not be read
+    /// ([`Unreadable`](Self::Unreadable)). The effects ledger records such calls as
+    /// [`EffectOutcome::Unknown`](crate::EffectOutcome::Unknown).
     pub fn effect_unknown(&self) -> bool {
-        matches!(self, Self::Disconnected { .. } | Self::Cancelled { .. })
+        matches!(
+            self,
+            Self::Unreadable { .. }
+                | Self::TimedOut { .. }
+                | Self::Disconnected { .. }
+                | Self::Cancelled { .. }
+        )
     }
 }
 

@@ -3,7 +3,10 @@
 mod builder;
 mod child;
 mod error;
+mod http;
 mod remote_tool;
+mod stdio;
+mod unreadable;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -52,6 +55,8 @@ pub struct McpClient {
     /// Dropped with the client: the process is killed.
     process: Option<Arc<ChildProcess>>,
     naming: Naming,
+    /// How long [`tools`](Self::tools) waits for the list.
+    list_timeout: Duration,
 }
 
 /// How the server's tools are named here.
@@ -94,18 +99,34 @@ impl McpClient {
     /// lacks a tool is harder to debug than one that does not build. Each input schema is
     /// compiled here, once; one the validator cannot compile is refused the same way.
     ///
-    /// The server's list is read anew on every call (servers can change it).
+    /// The server's list is read anew on every call (servers can change it), within the
+    /// client's [`list_timeout`](McpClientBuilder::list_timeout) (30s unless set): a server
+    /// that does not answer in time fails it with [`McpClientError::ListToolsTimedOut`], an
+    /// answer that cannot be read with [`McpClientError::ListToolsUnreadable`].
     pub async fn tools(&self) -> Result<Vec<Arc<dyn Tool>>, McpClientError> {
         let server = || self.connection.server.to_string();
-        let listed = self
-            .connection
-            .peer
-            .list_all_tools()
-            .await
-            .map_err(|source| McpClientError::ListTools {
-                server: server(),
-                source: Box::new(source),
-            })?;
+        let listing = self.connection.peer.list_all_tools();
+        let listed = match tokio::time::timeout(self.list_timeout, listing).await {
+            Ok(Ok(listed)) => listed,
+            Ok(Err(source)) => {
+                return Err(match self.connection.marker.reason(&source) {
+                    Some(reason) => McpClientError::ListToolsUnreadable {
+                        server: server(),
+                        source: reason.into(),
+                    },
+                    None => McpClientError::ListTools {
+                        server: server(),
+                        source: Box::new(source),
+                    },
+                });
+            }
+            Err(_) => {
+                return Err(McpClientError::ListToolsTimedOut {
+                    server: server(),
+                    timeout: self.list_timeout,
+                });
+            }
+        };
         let known = || listed.iter().map(|t| t.name.to_string()).collect();
         let lists = |name: &str| listed.iter().any(|t| t.name == name);
         let naming = &self.naming;
@@ -211,6 +232,7 @@ impl fmt::Debug for McpClient {
             .field("include_error_message", &connection.include_error_message)
             .field("trusted_output", &connection.trusted_output)
             .field("timeout", &connection.timeout)
+            .field("list_timeout", &self.list_timeout)
             .finish_non_exhaustive()
     }
 }

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::child::ChildProcess;
 use super::error::{McpCallError, McpClientError, McpToolError};
+use super::unreadable::Marker;
 use crate::error::{ArgumentError, Failure, ToolError};
 use crate::render;
 use crate::tool::{
@@ -32,12 +33,20 @@ pub(super) struct Connection {
     pub(super) kind: &'static str,
     pub(super) include_error_message: bool,
     pub(super) trusted_output: bool,
-    pub(super) timeout: Option<Duration>,
+    /// How long a call may take: [`Tool::timeout`].
+    pub(super) timeout: Duration,
     /// Cancelled when the client is closed or dropped.
     pub(super) closed: CancellationToken,
     /// The server's process, to ask how it ended; the client owns it.
     pub(super) process: Option<Weak<ChildProcess>>,
+    /// The mark of the transport's errors for answers it could not read.
+    pub(super) marker: Marker,
 }
+
+/// How long after its [`Tool::timeout`] a call made outside an agent or a server gives up.
+/// The agent and the server apply that limit themselves, from before the call starts; this
+/// one ends later, so that theirs ends the call first and reports it as a timeout.
+const AFTER_OWN_LIMIT: Duration = Duration::from_secs(1);
 
 /// One tool of an MCP server.
 pub(super) struct RemoteTool {
@@ -112,8 +121,9 @@ impl RemoteTool {
         }
         let params = CallToolRequestParams::new(self.remote.to_string()).with_arguments(arguments);
         // Dropping the call before the server answers makes rmcp send `notifications/cancelled`:
-        // on cancellation here, on a timeout (the caller drops this future), and when the run
-        // is cancelled.
+        // on cancellation here, on a timeout (here, or the caller drops this future), and when
+        // the run is cancelled.
+        let wait = connection.timeout.saturating_add(AFTER_OWN_LIMIT);
         let result = tokio::select! {
             biased;
             () = cx.cancellation().cancelled() => {
@@ -124,6 +134,13 @@ impl RemoteTool {
             }
             () = connection.closed.cancelled() => Err(None),
             result = connection.peer.call_tool(params) => result.map_err(Some),
+            () = tokio::time::sleep(wait) => {
+                return Err(self.failed(McpCallError::TimedOut {
+                    server: connection.server.to_string(),
+                    tool: self.remote.to_string(),
+                    timeout: wait,
+                }));
+            }
         };
         match result {
             Ok(result) if result.is_error == Some(true) => Err(self.tool_error(result)),
@@ -181,10 +198,17 @@ impl RemoteTool {
                 }
             }
             Some(ServiceError::Cancelled { .. }) => McpCallError::Cancelled { server, tool },
-            Some(error) => McpCallError::Protocol {
-                server,
-                tool,
-                source: error,
+            Some(error) => match self.connection.marker.reason(&error).map(str::to_owned) {
+                Some(reason) => McpCallError::Unreadable {
+                    server,
+                    tool,
+                    source: reason.into(),
+                },
+                None => McpCallError::Protocol {
+                    server,
+                    tool,
+                    source: error,
+                },
             },
         };
         self.failed(error)
@@ -205,7 +229,7 @@ impl Tool for RemoteTool {
     }
 
     fn timeout(&self) -> Option<Duration> {
-        self.connection.timeout
+        Some(self.connection.timeout)
     }
 
     fn untrusted_output(&self) -> bool {
