@@ -134,7 +134,7 @@ impl Run<'_> {
                     partial: Box::new(self.into_result(StopReason::Completed, None, Some(state))),
                 });
             }
-            let turn = self.record.turn_count() + 1;
+            let turn = self.record.turn_count().saturating_add(1);
             if self.final_turn.is_none() {
                 self.final_turn = self.last_turn(turn, max_turns);
             }
