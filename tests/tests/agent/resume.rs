@@ -10,7 +10,7 @@ use reticent::{
     ModelRequest, ModelResponse, PendingReason, ResumeError, RunOptions, RunState, ScriptedModel,
     StopReason, ToolFailureOptions, Usage, kinds,
 };
-use reticent_tests::shop::{Shop, calls, ledger, lookup, refund, results, ship, transfer};
+use reticent_tests::shop::{Shop, calls, ledger, lookup, refund, results, ship, transfer, waiting};
 use serde_json::json;
 
 fn agent(model: impl reticent::Model, shop: &Arc<Shop>) -> Agent {
@@ -71,10 +71,8 @@ async fn a_cancelled_run_resumes_without_running_a_finished_call_again() {
     );
     assert!(matches!(error, ResumeError::Refused(_)));
 
-    let result = agent
-        .resume(state, Decisions::new().reject("c2"))
-        .await
-        .unwrap();
+    let decisions = Decisions::new().reject(waiting(&state.pending(), "c2"));
+    let result = agent.resume(state, decisions).await.unwrap();
     assert_eq!(result.stop_reason, StopReason::Completed);
     assert_eq!(
         Shop::count(&shop.shipments),
@@ -173,12 +171,10 @@ async fn a_run_that_crashed_resumes_from_its_last_checkpoint_without_repeating_a
     // the bank says the transfer went through.
     let next = ScriptedModel::new(vec![ModelResponse::text("Refunded, shipped and paid.")]);
     let store_again = Store::default();
+    let decisions =
+        Decisions::new().applied(&pending[0], json!("moved 700 (confirmed by the bank)"));
     let result = agent(next.clone(), &shop)
-        .resume_with(
-            state,
-            Decisions::new().applied("c4", json!("moved 700 (confirmed by the bank)")),
-            store_again.options(),
-        )
+        .resume_with(state, decisions, store_again.options())
         .await
         .unwrap();
     assert_eq!(result.output, "Refunded, shipped and paid.");
@@ -236,7 +232,8 @@ async fn a_call_cut_off_mid_flight_runs_again_only_when_the_caller_approves() {
     let agent = agent(next, &shop);
     let resumed = {
         let agent = agent.clone();
-        tokio::spawn(async move { agent.resume(state, Decisions::new().approve("c1")).await })
+        let decisions = Decisions::new().approve(waiting(&state.pending(), "c1"));
+        tokio::spawn(async move { agent.resume(state, decisions).await })
     };
     shop.transfer_started.notified().await;
     shop.release_transfer.notify_one();
@@ -406,7 +403,7 @@ async fn a_state_whose_counts_are_at_their_bound_resumes_and_they_saturate() {
     let next = ScriptedModel::new(vec![
         ModelResponse::text("The transfer timed out.").with_usage(Usage::new(10, 10)),
     ]);
-    let decisions = Decisions::new().approve("c1");
+    let decisions = Decisions::new().approve(&state.pending()[0]);
     let done = Agent::builder(next)
         .toolbox(Arc::clone(&shop))
         .require_approval("transfer_funds")
