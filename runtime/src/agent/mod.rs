@@ -9,6 +9,7 @@
 //! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`] |
 //! | `event.rs` | [`AgentEvent`] |
 //! | `run.rs` | the loop: one model turn after another |
+//! | `call_ids.rs` | the calls of one model response under distinct ids |
 //! | `turn.rs` | the tool calls of one turn, run concurrently and recorded in call order |
 //! | `record.rs` | what a run gathers for the caller, and the result made from it |
 //! | `gates.rs` | what a call is checked against before it runs: prerequisites, taint rules |
@@ -34,6 +35,7 @@ use crate::tool::{ToolDefinition, ToolSet};
 mod approval;
 mod builder;
 mod call;
+mod call_ids;
 mod decision;
 mod digest;
 mod event;

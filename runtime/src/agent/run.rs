@@ -8,6 +8,7 @@ use futures::{SinkExt, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::call_ids;
 use super::gates::{Gates, Taint};
 use super::record::Record;
 use super::repeats::Repeats;
@@ -262,6 +263,8 @@ impl Run<'_> {
                         crate::tool::cut_too_deep(arguments);
                     }
                 }
+                // Before the gates, the approvals and the transcript see them.
+                call_ids::make_distinct(&mut response.tool_calls, &span);
                 span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
                 span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
                 self.record.usage += response.usage;

@@ -1,15 +1,16 @@
-//! A decision holds for the call it was made for, and for no other: a state whose calls share
-//! an id is refused, and a stored state edited to put another tool or other arguments under an
-//! approved call's id runs nothing.
+//! A decision holds for the call it was made for, and for no other: two calls of one response
+//! that share an id are told apart before anything sees them, a call decided twice is refused,
+//! and a stored state edited to put another tool or other arguments under an approved call's id
+//! runs nothing.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reticent::{
-    Agent, CallDigest, Decisions, ModelResponse, PendingCall, ResumeError, RunState, ScriptedModel,
-    ToolCall,
+    Agent, CallDigest, Decision, Decisions, Message, ModelResponse, PendingCall, ResumeError,
+    RunState, ScriptedModel, StopReason, ToolCall, Verdict,
 };
-use reticent_tests::shop::{Shop, calls, refund, results};
+use reticent_tests::shop::{Shop, calls, refund, results, waiting};
 use serde_json::{Value, json};
 
 /// A bank whose one tool closes an account, and needs a person's approval to.
@@ -66,7 +67,132 @@ fn refused(error: ResumeError) -> reticent::ResumeRefused {
     }
 }
 
+/// The ids of the calls in the last assistant message of `messages`.
+fn last_call_ids(messages: &[Message]) -> Vec<&str> {
+    messages
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                Some(tool_calls.iter().map(|c| c.id.as_str()).collect())
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
 // ---- duplicate call ids ----------------------------------------------------------------------
+
+/// The scenario of the report: a provider gives both calls of a response the id `c1`; the
+/// person rejects the account closure and approves the refund. Before, the two calls were one
+/// id in the decisions, the approval (given last) decided both, the closure ran, and
+/// `problems()` saw nothing wrong.
+#[tokio::test]
+async fn two_calls_of_one_response_with_one_id_are_told_apart_and_the_rejected_one_never_runs() {
+    let (shop, bank) = (Shop::new(), Arc::new(Bank::default()));
+    let model = ScriptedModel::new(vec![
+        ModelResponse::tool_calls(vec![close("c1"), refund("c1", 4_500)]),
+        ModelResponse::text("Refunded; the account stays open."),
+    ]);
+    let agent = agent(model.clone(), &shop, &bank);
+    let paused = agent
+        .run("Refund ORD-7 and close my account")
+        .await
+        .unwrap();
+    assert_eq!(paused.stop_reason, StopReason::AwaitingApproval);
+
+    // The first call keeps the id the model gave it; the second has one of its own, in the
+    // transcript and the trajectory as in the pending calls.
+    let pending: Vec<(&str, &str)> = paused
+        .pending
+        .iter()
+        .map(|p| (p.call_id.as_str(), p.tool.as_str()))
+        .collect();
+    assert_eq!(pending, [("c1", "close_account"), ("c1_2", "issue_refund")]);
+    assert_eq!(last_call_ids(&paused.messages), ["c1", "c1_2"]);
+    let recorded: Vec<&str> = paused
+        .trajectory
+        .responses()
+        .next()
+        .unwrap()
+        .tool_calls
+        .iter()
+        .map(|c| c.id.as_str())
+        .collect();
+    assert_eq!(recorded, ["c1", "c1_2"]);
+
+    let decisions = keep_accounts_open(&paused.pending);
+    assert!(decisions.problems(&paused.pending).is_empty());
+    let done = agent
+        .resume(paused.state.unwrap(), decisions)
+        .await
+        .unwrap();
+
+    assert_eq!(bank.closed(), 0, "the rejected closure never ran");
+    assert_eq!(Shop::count(&shop.refunds), 1, "the approved refund ran");
+    assert_eq!(
+        results(&done.messages),
+        [
+            ("c1", "Tool 'close_account' was not approved", true),
+            ("c1_2", "refunded 4500 on ORD-7", false),
+        ]
+    );
+    // The model is shown each result under the id of its call in its own message.
+    let next = &model.requests()[1].messages;
+    assert_eq!(last_call_ids(next), ["c1", "c1_2"]);
+    assert_eq!(
+        results(next).iter().map(|r| r.0).collect::<Vec<_>>(),
+        ["c1", "c1_2"]
+    );
+}
+
+#[tokio::test]
+async fn a_call_decided_twice_is_refused_and_the_problems_name_it() {
+    let (shop, bank) = (Shop::new(), Arc::new(Bank::default()));
+    let model = ScriptedModel::new(vec![ModelResponse::tool_calls(vec![
+        close("c1"),
+        refund("c1", 4_500),
+    ])]);
+    let agent = agent(model, &shop, &bank);
+    let paused = agent.run("Refund and close").await.unwrap();
+    let (closure, refund) = (
+        waiting(&paused.pending, "c1"),
+        waiting(&paused.pending, "c1_2"),
+    );
+
+    // A caller that keys its decisions by the id the model gave: `c1` is decided twice. The
+    // second decision does not replace the first; both are refused.
+    let decisions = Decisions::new()
+        .reject(closure)
+        .decide("c1", Decision::for_call(refund, Verdict::Approve));
+    let problems = decisions.problems(&paused.pending);
+    assert_eq!(
+        problems,
+        [
+            "call `c1_2` of `issue_refund` awaits approval and has no decision",
+            "the call `c1` is decided twice; give each call one decision",
+        ]
+    );
+    let error = agent
+        .resume(paused.state.clone().unwrap(), decisions)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("cannot resume the run: {}", problems.join("; "))
+    );
+    assert_eq!(refused(error).state, paused.state.unwrap());
+    assert_eq!(bank.closed(), 0, "nothing ran");
+    assert_eq!(Shop::count(&shop.refunds), 0, "nothing ran");
+
+    // In JSON, a call decided twice does not read: before, the last decision won.
+    let error =
+        serde_json::from_str::<Decisions>(r#"{"c1": "reject", "c1": "approve"}"#).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the call `c1` is decided twice; give each call one decision at line 1 column 21"
+    );
+}
 
 #[tokio::test]
 async fn a_state_whose_unfinished_turn_repeats_an_id_is_refused() {
