@@ -149,10 +149,12 @@ pub async fn in_process(
         .pending()
         .into_iter()
         .fold(Decisions::new(), |decisions, call| {
+            // Each decision carries the digest of the call the person saw: it applies to
+            // that call only, whatever the stored state says by the time it is read back.
             if approve {
-                decisions.approve(call.call_id)
+                decisions.approve(&call)
             } else {
-                decisions.reject(call.call_id)
+                decisions.reject(&call)
             }
         });
     let done = agent(model, desk).resume(state, decisions).await?;
@@ -182,7 +184,8 @@ impl RefundDesk {
         Ok(Json(awaiting(&ctx).await?))
     }
 
-    /// A person's decisions, e.g. `{"call_2": "approve"}`.
+    /// A person's decisions, each naming its call by the digest `pending` gives it, e.g.
+    /// `{"call_2": {"approve": "9f2c…"}}`.
     #[handler]
     async fn approve(
         &self,

@@ -155,11 +155,11 @@ pub use tool::{
 };
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, CallRecord, Decision,
-    Decisions, Effect, ErrorNotKept, ForbiddenAfterUntrusted, ModelStep, NotApproved, NotRunAgain,
-    PendingCall, PendingReason, PrerequisiteNotMet, ResumeError, ResumeRefused, RunOptions,
-    RunState, StepError, StepExecutor, StopReason, ToolFailureMode, ToolFailureOptions, ToolStats,
-    ToolStep, ToolsDisabled,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, CallDigest, CallRecord,
+    Decision, Decisions, Effect, ErrorNotKept, ForbiddenAfterUntrusted, ModelStep, NotADigest,
+    NotApproved, NotRunAgain, PendingCall, PendingReason, PrerequisiteNotMet, ResumeError,
+    ResumeRefused, RunOptions, RunState, StepError, StepExecutor, StopReason, ToolFailureMode,
+    ToolFailureOptions, ToolStats, ToolStep, ToolsDisabled, Verdict,
 };
 pub use model::{
     Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reticent::{
-    Effect, EffectOutcome, Message, ModelResponse, Tool, ToolCall, ToolContext, ToolDefinition,
-    ToolFuture,
+    Effect, EffectOutcome, Message, ModelResponse, PendingCall, Tool, ToolCall, ToolContext,
+    ToolDefinition, ToolFuture,
 };
 use serde_json::json;
 use tokio::sync::Notify;
@@ -137,6 +137,14 @@ pub fn ledger(effects: &[Effect]) -> Vec<(&str, &str, EffectOutcome)> {
         .iter()
         .map(|e| (e.tool.as_str(), e.call_id.as_str(), e.outcome))
         .collect()
+}
+
+/// The call `call_id` among the calls `pending` lists, to decide on.
+pub fn waiting<'a>(pending: &'a [PendingCall], call_id: &str) -> &'a PendingCall {
+    pending
+        .iter()
+        .find(|call| call.call_id == call_id)
+        .unwrap_or_else(|| panic!("`{call_id}` is not pending: {pending:?}"))
 }
 
 /// The tool results of a transcript as (call id, content, is_error).

@@ -1,18 +1,20 @@
 //! Approvals: which calls a person must approve before they run
 //! ([`AgentBuilder::require_approval`](crate::AgentBuilder::require_approval),
 //! [`AgentBuilder::require_approval_if`](crate::AgentBuilder::require_approval_if),
-//! [`Tool::needs_approval`]), the calls a stopped run waits on ([`PendingCall`]) and the
-//! caller's answers ([`Decision`], [`Decisions`]).
+//! [`Tool::needs_approval`]), and the calls a stopped run waits on ([`PendingCall`]). The
+//! caller's answers are in `decision.rs`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use super::BuildError;
+use super::digest::CallDigest;
 use crate::model::ToolCall;
 use crate::tool::{Tool, ToolSet};
 
@@ -110,12 +112,16 @@ impl ApprovalRules {
     }
 }
 
-/// A call a stopped run waits on: it needs the caller's [`Decision`] before
+/// A call a stopped run waits on: it needs the caller's [`Decision`](crate::Decision) before
 /// [`Agent::resume`](crate::Agent::resume) continues the run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Its JSON holds its [`digest`](PendingCall::digest) as well (`"digest": "9f2c…"`), for a
+/// person's answer to name the call it decides on; reading one back computes the digest again
+/// from the tool and the arguments.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[non_exhaustive]
 pub struct PendingCall {
-    /// The call's id; the key of its decision in [`Decisions`].
+    /// The call's id; the key of its decision in [`Decisions`](crate::Decisions).
     pub call_id: String,
     /// The tool the model called.
     pub tool: String,
@@ -134,6 +140,25 @@ impl PendingCall {
             reason,
         }
     }
+
+    /// The digest of the call's tool and arguments: a decision made from this pending call
+    /// carries it, and applies only to a call with the same digest (see
+    /// [`Decision`](crate::Decision)).
+    pub fn digest(&self) -> CallDigest {
+        CallDigest::of(&self.tool, &self.arguments)
+    }
+}
+
+impl Serialize for PendingCall {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut call = serializer.serialize_struct("PendingCall", 5)?;
+        call.serialize_field("call_id", &self.call_id)?;
+        call.serialize_field("tool", &self.tool)?;
+        call.serialize_field("arguments", &self.arguments)?;
+        call.serialize_field("reason", &self.reason)?;
+        call.serialize_field("digest", &self.digest())?;
+        call.end()
+    }
 }
 
 /// Why a [`PendingCall`] waits.
@@ -147,110 +172,6 @@ pub enum PendingReason {
     /// earlier attempt): whether it took effect is unknown. Reconcile it — find out whether it
     /// happened — before you decide.
     Unknown,
-}
-
-/// The caller's answer for one [`PendingCall`].
-///
-/// In JSON: `"approve"`, `"reject"`, or `{"applied": OUTPUT}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Decision {
-    /// Run the call: approve it, or run a call whose effect was unknown again (after you made
-    /// sure it did not take effect).
-    Approve,
-    /// Do not run the call. The model is told `Tool 'NAME' was not approved` (for a call whose
-    /// effect was unknown: that it was interrupted and not run again); the refusal is recorded
-    /// like any other and never satisfies a prerequisite.
-    Reject,
-    /// The call whose effect was unknown did take effect, with this output: it is recorded as
-    /// applied and the model is shown the output, as if the tool had returned it. Only for
-    /// calls whose reason is [`PendingReason::Unknown`].
-    Applied(Value),
-}
-
-/// The caller's decisions for the calls a stopped run waits on, by call id.
-///
-/// ```
-/// use reticent::{Decision, Decisions};
-/// use serde_json::json;
-///
-/// let decisions = Decisions::new().approve("call_3").reject("call_4");
-/// assert_eq!(decisions.get("call_3"), Some(&Decision::Approve));
-/// assert_eq!(
-///     serde_json::to_value(&decisions).unwrap(),
-///     json!({"call_3": "approve", "call_4": "reject"})
-/// );
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Decisions(BTreeMap<String, Decision>);
-
-impl Decisions {
-    /// No decisions: resumes a run that waits on no call.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Approves the call `call_id` (or runs a call whose effect was unknown again).
-    #[must_use]
-    pub fn approve(self, call_id: impl Into<String>) -> Self {
-        self.decide(call_id, Decision::Approve)
-    }
-
-    /// Rejects the call `call_id`: it does not run.
-    #[must_use]
-    pub fn reject(self, call_id: impl Into<String>) -> Self {
-        self.decide(call_id, Decision::Reject)
-    }
-
-    /// Records that the call `call_id`, whose effect was unknown, took effect with `output`.
-    #[must_use]
-    pub fn applied(self, call_id: impl Into<String>, output: Value) -> Self {
-        self.decide(call_id, Decision::Applied(output))
-    }
-
-    /// Sets the decision for `call_id`, replacing an earlier one.
-    #[must_use]
-    pub fn decide(mut self, call_id: impl Into<String>, decision: Decision) -> Self {
-        self.0.insert(call_id.into(), decision);
-        self
-    }
-
-    /// The decision for `call_id`.
-    pub fn get(&self, call_id: &str) -> Option<&Decision> {
-        self.0.get(call_id)
-    }
-
-    /// What is wrong with these decisions for the calls `pending` lists, each thing in a
-    /// sentence; empty when they fit: every call has a decision, no decision names a call
-    /// that does not wait, and only a call whose effect is unknown is marked applied.
-    /// [`Agent::resume`](crate::Agent::resume) checks the same; an endpoint that takes a
-    /// person's decisions can check them at once.
-    pub fn problems(&self, pending: &[PendingCall]) -> Vec<String> {
-        Refusal::of(self, pending).sentences()
-    }
-
-    /// Every decision, by call id.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Decision)> {
-        self.0.iter().map(|(id, decision)| (id.as_str(), decision))
-    }
-
-    /// How many calls are decided.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether no call is decided.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl FromIterator<(String, Decision)> for Decisions {
-    fn from_iter<I: IntoIterator<Item = (String, Decision)>>(iter: I) -> Self {
-        Self(iter.into_iter().collect())
-    }
 }
 
 /// A person did not approve the call; it was not run.
@@ -274,55 +195,4 @@ pub struct NotRunAgain {
     pub tool: String,
     /// The call's id.
     pub call_id: String,
-}
-
-/// What is wrong with the decisions given to resume a state.
-#[derive(Debug, Default)]
-pub(crate) struct Refusal {
-    pub(crate) undecided: Vec<PendingCall>,
-    pub(crate) invalid: Vec<String>,
-}
-
-impl Refusal {
-    /// What is wrong with `decisions` for the calls `waiting` on one.
-    pub(crate) fn of(decisions: &Decisions, waiting: &[PendingCall]) -> Self {
-        let mut refusal = Self::default();
-        for call in waiting {
-            match decisions.get(&call.call_id) {
-                None => refusal.undecided.push(call.clone()),
-                Some(Decision::Applied(_)) if call.reason == PendingReason::Approval => {
-                    refusal.invalid.push(format!(
-                        "`{}` ({}) waits for approval and never ran: it can be approved or \
-                         rejected, not applied",
-                        call.call_id, call.tool
-                    ));
-                }
-                Some(_) => {}
-            }
-        }
-        for (call_id, _) in decisions.iter() {
-            if !waiting.iter().any(|call| call.call_id == call_id) {
-                refusal.invalid.push(format!(
-                    "there is a decision for `{call_id}`, which is not waiting for one"
-                ));
-            }
-        }
-        refusal
-    }
-
-    /// Each thing wrong, in a sentence.
-    pub(crate) fn sentences(&self) -> Vec<String> {
-        let undecided = self.undecided.iter().map(|call| match call.reason {
-            PendingReason::Approval => format!(
-                "call `{}` of `{}` awaits approval and has no decision",
-                call.call_id, call.tool
-            ),
-            _ => format!(
-                "call `{}` of `{}` was cut off and may have taken effect: reconcile it, then \
-                 approve it (to run it again), reject it, or mark it applied",
-                call.call_id, call.tool
-            ),
-        });
-        undecided.chain(self.invalid.iter().cloned()).collect()
-    }
 }

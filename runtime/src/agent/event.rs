@@ -27,7 +27,9 @@ pub enum AgentEvent {
         turn: u32,
         /// The call's position among the turn's calls.
         index: usize,
-        /// The id the model gave the call.
+        /// The id the model gave the call. The call runs under the id it has in
+        /// [`AgentEvent::ModelResponded`]: the same, unless an earlier call of the turn has it
+        /// too (a repeated id is renamed before the call is gated, approved or run).
         id: String,
         /// The tool the model called.
         name: String,

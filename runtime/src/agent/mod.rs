@@ -10,10 +10,13 @@
 //! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`] |
 //! | `event.rs` | [`AgentEvent`] |
 //! | `run.rs` | the loop: one model turn after another |
+//! | `call_ids.rs` | the calls of one model response under distinct ids |
 //! | `turn.rs` | the tool calls of one turn, run concurrently and recorded in call order |
 //! | `record.rs` | what a run gathers for the caller, and the result made from it |
 //! | `gates.rs` | what a call is checked against before it runs: prerequisites, taint rules |
-//! | `approval.rs` | calls a person must approve: [`PendingCall`], [`Decision`], [`Decisions`] |
+//! | `approval.rs` | calls a person must approve, and the calls a run waits on: [`PendingCall`] |
+//! | `decision.rs` | the caller's answers: [`Decision`], [`Verdict`], [`Decisions`], and what is wrong with them |
+//! | `digest.rs` | what a decision is bound to: [`CallDigest`] of a call's tool and arguments |
 //! | `state.rs` | what a stopped run goes on from: [`RunState`], [`CallRecord`], [`ResumeError`] |
 //! | `resume.rs` | going on from a [`RunState`] with the caller's decisions |
 //! | `steps.rs` | where each model call and tool call runs: [`StepExecutor`] |
@@ -33,7 +36,10 @@ use crate::tool::{ToolDefinition, ToolSet};
 mod approval;
 mod builder;
 mod call;
+mod call_ids;
 mod call_limit;
+mod decision;
+mod digest;
 mod event;
 mod gates;
 mod ledger;
@@ -51,8 +57,10 @@ mod stepped;
 mod steps;
 mod turn;
 
-pub use approval::{Decision, Decisions, NotApproved, NotRunAgain, PendingCall, PendingReason};
+pub use approval::{NotApproved, NotRunAgain, PendingCall, PendingReason};
 pub use builder::{AgentBuilder, BuildError};
+pub use decision::{Decision, Decisions, Verdict};
+pub use digest::{CallDigest, NotADigest};
 pub use event::AgentEvent;
 pub use gates::{ForbiddenAfterUntrusted, PrerequisiteNotMet};
 pub use ledger::Effect;
@@ -195,8 +203,12 @@ impl Agent {
     /// Refused, with the state handed back and nothing run
     /// ([`ResumeError::Refused`]), when a call that waits has no decision — a call awaiting
     /// approval, or a call cut off mid-flight whose effect is unknown (reconcile it first:
-    /// approve it to run it again, reject it, or say it was applied) — or when a decision names
-    /// a call that does not wait for one.
+    /// approve it to run it again, reject it, or say it was applied) — when a decision names
+    /// a call that does not wait for one, when a call is decided twice, when a decision was
+    /// made for another call than the one that waits under its id (its
+    /// [`CallDigest`] differs: the state says another tool or other arguments than the call
+    /// the person decided on), when an approval does not say which call it approves (it was
+    /// given by id alone), and when two calls of the state's unfinished turn share an id.
     pub async fn resume(
         &self,
         state: RunState,

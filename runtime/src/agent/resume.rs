@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use tracing::Instrument;
 
-use super::approval::{Decision, Decisions, NotApproved, NotRunAgain};
+use super::approval::{NotApproved, NotRunAgain};
 use super::call::{Executed, content};
+use super::decision::{Decision, Decisions, Verdict};
 use super::gates::{Gates, Taint};
 use super::ledger::Ledger;
 use super::record::Record;
@@ -141,10 +142,11 @@ impl<'e> Run<'e> {
 /// stopped, or the caller decided it; `None` when it is to run.
 fn decided(open: &OpenCall, decision: Option<&Decision>) -> Option<Executed> {
     let call = &open.call;
-    match (&open.status, decision) {
+    // Checked: a decision here was made for this very call.
+    match (&open.status, decision.map(|decision| &decision.verdict)) {
         (CallStatus::Finished(record), _) => Some(record.clone().into_executed(call, None)),
-        (_, None | Some(Decision::Approve)) => None,
-        (CallStatus::InFlight, Some(Decision::Reject)) => {
+        (_, None | Some(Verdict::Approve)) => None,
+        (CallStatus::InFlight, Some(Verdict::Reject)) => {
             let mut failure = ToolFailure::new(
                 &call.name,
                 &call.id,
@@ -159,7 +161,7 @@ fn decided(open: &OpenCall, decision: Option<&Decision>) -> Option<Executed> {
             failure.effect = EffectOutcome::Unknown;
             Some(refused(failure))
         }
-        (_, Some(Decision::Reject)) => Some(refused(ToolFailure::new(
+        (_, Some(Verdict::Reject)) => Some(refused(ToolFailure::new(
             &call.name,
             &call.id,
             kinds::NOT_APPROVED,
@@ -170,7 +172,7 @@ fn decided(open: &OpenCall, decision: Option<&Decision>) -> Option<Executed> {
             render::not_approved(&call.name),
         ))),
         // Checked: only a call whose effect was unknown can be applied.
-        (_, Some(Decision::Applied(output))) => Some(Executed {
+        (_, Some(Verdict::Applied(output))) => Some(Executed {
             outcome: Ok(content(output.clone())),
             elapsed: std::time::Duration::ZERO,
         }),

@@ -8,6 +8,7 @@ use futures::{SinkExt, StreamExt};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::call_ids;
 use super::call_limit;
 use super::gates::{Gates, Taint};
 use super::record::Record;
@@ -135,7 +136,7 @@ impl Run<'_> {
                     partial: Box::new(self.into_result(StopReason::Completed, None, Some(state))),
                 });
             }
-            let turn = self.record.turn_count() + 1;
+            let turn = self.record.turn_count().saturating_add(1);
             if self.final_turn.is_none() {
                 self.final_turn = self.last_turn(turn, max_turns);
             }
@@ -270,6 +271,8 @@ impl Run<'_> {
                         crate::tool::cut_too_deep(arguments);
                     }
                 }
+                // Before the gates, the approvals and the transcript see them.
+                call_ids::make_distinct(&mut response.tool_calls, &span);
                 span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
                 span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
                 self.record.usage += response.usage;

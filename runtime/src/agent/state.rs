@@ -18,8 +18,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::approval::{Decisions, PendingCall, PendingReason, Refusal};
+use super::approval::{PendingCall, PendingReason};
 use super::call::Executed;
+use super::decision::{Decisions, Refusal, shared_ids};
 use super::repeats::FailedCall;
 use super::{AgentError, Effect, StopReason, ToolStats};
 use crate::model::{Message, ToolCall, TrajectoryTurn, Usage};
@@ -67,7 +68,9 @@ const VERSION: u32 = 1;
 /// let json = serde_json::to_string(&paused.state.unwrap())?;
 /// let state: RunState = serde_json::from_str(&json)?;
 ///
-/// let done = agent.resume(state, Decisions::new().approve("call_1")).await?;
+/// // The person approves the call as they saw it: the decision carries its digest.
+/// let decisions = Decisions::new().approve(&paused.pending[0]);
+/// let done = agent.resume(state, decisions).await?;
 /// assert_eq!(done.output, "Refunded.");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
@@ -153,11 +156,22 @@ impl RunState {
 
     /// Checks `decisions` against the calls that wait on one; `needs_approval` says whether
     /// the resuming agent's rules ask approval for a call that did not run yet.
+    ///
+    /// A turn whose calls share an id is refused whatever the decisions: a decision, and the
+    /// outcome of a call that finished, are found by id. (A run gives the calls of each
+    /// response distinct ids; such a state was written otherwise, or changed.)
     pub(super) fn check(
         &self,
         decisions: &Decisions,
         needs_approval: impl Fn(&ToolCall) -> bool,
     ) -> Result<(), Refusal> {
+        let shared = shared_ids(self.0.open_turn.iter().map(|open| open.call.id.as_str()));
+        if !shared.is_empty() {
+            return Err(Refusal {
+                undecided: Vec::new(),
+                invalid: shared,
+            });
+        }
         let waiting: Vec<PendingCall> = self
             .0
             .open_turn
@@ -172,7 +186,7 @@ impl RunState {
             })
             .collect();
         let refusal = Refusal::of(decisions, &waiting);
-        if refusal.undecided.is_empty() && refusal.invalid.is_empty() {
+        if refusal.is_empty() {
             Ok(())
         } else {
             Err(refusal)
@@ -539,7 +553,10 @@ pub struct ResumeRefused {
     /// mid-flight whose effect is unknown — reconcile those (find out whether they happened),
     /// then approve (run again), reject, or say they were applied.
     pub undecided: Vec<PendingCall>,
-    /// Decisions that fit no waiting call, each said in a sentence.
+    /// Everything else that is wrong, each said in a sentence: a decision for a call that does
+    /// not wait, a call decided twice, a decision made for another call than the one that
+    /// waits under its id (its digest differs), an approval given by id alone, `applied` for a
+    /// call that never ran, calls of the unfinished turn that share an id.
     pub invalid: Vec<String>,
     /// The state, as it was given.
     pub state: RunState,

@@ -23,15 +23,16 @@ pub struct ToolStats {
 pub(crate) struct Stats(pub(crate) BTreeMap<String, ToolStats>);
 
 impl Stats {
-    /// Counts a call of `tool`; `failed` and `timed_out` say how it ended.
+    /// Counts a call of `tool`; `failed` and `timed_out` say how it ended. The counts
+    /// saturate at `u32::MAX`: a run resumed from a stored state may start from any count.
     pub(crate) fn count(&mut self, tool: &str, failed: bool, timed_out: bool) {
         let stats = match self.0.get_mut(tool) {
             Some(stats) => stats,
             None => self.0.entry(tool.to_owned()).or_default(),
         };
-        stats.calls += 1;
-        stats.failures += u32::from(failed);
-        stats.timeouts += u32::from(timed_out);
+        stats.calls = stats.calls.saturating_add(1);
+        stats.failures = stats.failures.saturating_add(u32::from(failed));
+        stats.timeouts = stats.timeouts.saturating_add(u32::from(timed_out));
     }
 }
 
@@ -52,4 +53,22 @@ pub(crate) fn text(stats: &BTreeMap<String, ToolStats>) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Stats, ToolStats};
+
+    #[test]
+    fn counts_saturate_at_their_bound() {
+        let full = ToolStats {
+            calls: u32::MAX,
+            failures: u32::MAX,
+            timeouts: u32::MAX,
+        };
+        let mut stats = Stats([("pay".to_owned(), full)].into());
+        stats.count("pay", true, true);
+        stats.count("pay", false, false);
+        assert_eq!(stats.0["pay"], full);
+    }
 }

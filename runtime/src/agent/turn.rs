@@ -204,7 +204,8 @@ impl Run<'_> {
                 if failure.message_shown && untrusted {
                     self.record.taint.add(&call.id);
                 }
-                self.consecutive_failures += 1;
+                // Saturates: a stored state may hold any count.
+                self.consecutive_failures = self.consecutive_failures.saturating_add(1);
                 // A call that was not run did not fail again: it is never collapsed.
                 if failure.kind != kinds::TOOLS_DISABLED {
                     let collapse = self.inner.failure_options.collapse_repeats;

@@ -304,9 +304,9 @@ impl Usage {
         }
     }
 
-    /// Input plus output.
+    /// Input plus output, saturating at `u64::MAX` (a stored state may hold any count).
     pub const fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens
+        self.input_tokens.saturating_add(self.output_tokens)
     }
 }
 

@@ -33,7 +33,8 @@
 //!         Ok(Json(awaiting(&ctx).await?))
 //!     }
 //!
-//!     /// A person's decisions, e.g. `{"call_3": "approve"}`.
+//!     /// A person's decisions, each naming its call by the pending call's digest, e.g.
+//!     /// `{"call_3": {"approve": "9f2c…"}}`.
 //!     #[handler]
 //!     async fn approve(&self, ctx: SharedWorkflowContext<'_>, decisions: Json<Decisions>) -> HandlerResult<()> {
 //!         decide(&ctx, decisions.into_inner()).await

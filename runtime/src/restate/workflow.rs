@@ -104,8 +104,10 @@ pub async fn awaiting(ctx: &SharedWorkflowContext<'_>) -> Result<Option<Awaiting
 ///
 /// Refused with a terminal error (HTTP 409) when the run waits for nothing, and (400) when the
 /// decisions do not fit the calls it waits on — a call without a decision, a decision for a
-/// call that does not wait, `applied` for a call that never ran — saying what is wrong, so
-/// that the person can send them again.
+/// call that does not wait, one whose digest is not the waiting call's, an approval that does
+/// not give the call's digest, `applied` for a call that never ran — saying what is wrong, so
+/// that the person can send them again. (Decisions that do not read — a call decided twice,
+/// `{"c1": "reject", "c1": "approve"}` — are refused with 400 before the handler runs.)
 pub async fn decide(
     ctx: &SharedWorkflowContext<'_>,
     decisions: Decisions,

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use reticent::{
     Agent, AgentEvent, BuildError, Decision, Decisions, EffectOutcome, Message, ModelResponse,
-    PendingReason, ResumeError, RunState, ScriptedModel, StopReason, kinds,
+    PendingReason, ResumeError, RunState, ScriptedModel, StopReason, Verdict, kinds,
 };
 use reticent_tests::shop::{
-    NeedsApproval, Shop, Wire, calls, ledger, lookup, refund, results, ship,
+    NeedsApproval, Shop, Wire, calls, ledger, lookup, refund, results, ship, waiting,
 };
 use serde_json::json;
 
@@ -73,7 +73,10 @@ async fn an_approved_call_runs_with_its_turn_when_the_run_is_resumed() {
     let agent = agent(model.clone(), &shop);
     let paused = agent.run("Refund ORD-7").await.unwrap();
     let result = agent
-        .resume(paused.state.unwrap(), Decisions::new().approve("c2"))
+        .resume(
+            paused.state.unwrap(),
+            Decisions::new().approve(waiting(&paused.pending, "c2")),
+        )
         .await
         .unwrap();
 
@@ -118,7 +121,10 @@ async fn a_rejected_call_is_refused_with_a_fixed_text_and_recorded_like_any_refu
         .unwrap();
     let paused = agent.run("Refund ORD-7 in full").await.unwrap();
     let result = agent
-        .resume(paused.state.unwrap(), Decisions::new().reject("c2"))
+        .resume(
+            paused.state.unwrap(),
+            Decisions::new().reject(waiting(&paused.pending, "c2")),
+        )
         .await
         .unwrap();
 
@@ -198,7 +204,10 @@ async fn a_predicate_over_the_arguments_picks_the_calls_that_need_approval() {
     );
 
     let done = agent
-        .resume(paused.state.unwrap(), Decisions::new().approve("c2"))
+        .resume(
+            paused.state.unwrap(),
+            Decisions::new().approve(waiting(&paused.pending, "c2")),
+        )
         .await
         .unwrap();
     assert_eq!(done.output, "Done.");
@@ -252,7 +261,10 @@ async fn a_tool_that_needs_approval_of_itself_stops_the_run() {
     assert_eq!(paused.stop_reason, StopReason::AwaitingApproval);
     assert_eq!(paused.pending[0].tool, "approved_refund");
     let done = agent
-        .resume(paused.state.unwrap(), Decisions::new().approve("c1"))
+        .resume(
+            paused.state.unwrap(),
+            Decisions::new().approve(waiting(&paused.pending, "c1")),
+        )
         .await
         .unwrap();
     assert_eq!(done.output, "Refunded.");
@@ -310,13 +322,15 @@ async fn resume_refuses_missing_and_stray_decisions_and_hands_the_state_back() {
     ])]);
     let agent = agent(model, &shop);
     let state = agent.run("Refund twice").await.unwrap().state.unwrap();
+    let pending = state.pending();
+    let (c1, c2) = (waiting(&pending, "c1"), waiting(&pending, "c2"));
 
     let refused = |error: ResumeError| match error {
         ResumeError::Refused(refused) => refused,
         other => panic!("expected a refusal, got {other}"),
     };
     let error = agent
-        .resume(state.clone(), Decisions::new().approve("c1"))
+        .resume(state.clone(), Decisions::new().approve(c1))
         .await
         .unwrap_err();
     assert_eq!(
@@ -331,10 +345,9 @@ async fn resume_refuses_missing_and_stray_decisions_and_hands_the_state_back() {
         .resume(
             state.clone(),
             Decisions::new()
-                .approve("c1")
-                .approve("c2")
-                .reject("c9")
-                .decide("c1", Decision::Applied(json!("done"))),
+                .applied(c1, json!("done"))
+                .approve(c2)
+                .decide("c9", Decision::new(Verdict::Reject, None)),
         )
         .await
         .unwrap_err();
@@ -348,7 +361,7 @@ async fn resume_refuses_missing_and_stray_decisions_and_hands_the_state_back() {
 
     // A run that waits on nothing resumes with no decisions.
     let done = agent
-        .resume(state, Decisions::new().approve("c1").approve("c2"))
+        .resume(state, Decisions::new().approve(c1).approve(c2))
         .await;
     // The script has no more responses: the model call fails, after both refunds ran.
     let partial = done.unwrap_err().into_run_error().unwrap().into_partial();
@@ -387,8 +400,11 @@ async fn a_state_saved_as_json_is_resumed_by_a_new_agent_in_a_new_task() {
             "Refunded 45.00; 9.00 was not approved.",
         )]);
         let agent = agent(second.clone(), &shop_again);
+        // As a person's answer arrives: the approval names its call by digest; a rejection
+        // may name it by id alone.
+        let digest = waiting(&state.pending(), "c2").digest().to_string();
         let decisions: Decisions =
-            serde_json::from_value(json!({"c2": "approve", "c3": "reject"})).unwrap();
+            serde_json::from_value(json!({"c2": {"approve": digest}, "c3": "reject"})).unwrap();
         let result = agent.resume(state, decisions).await.unwrap();
         (result, second.requests())
     });
@@ -435,13 +451,19 @@ async fn a_run_can_wait_for_approval_more_than_once() {
     let agent = agent(model, &shop);
     let first = agent.run("Refund both").await.unwrap();
     let second = agent
-        .resume(first.state.unwrap(), Decisions::new().approve("c1"))
+        .resume(
+            first.state.unwrap(),
+            Decisions::new().approve(waiting(&first.pending, "c1")),
+        )
         .await
         .unwrap();
     assert_eq!(second.stop_reason, StopReason::AwaitingApproval);
     assert_eq!(second.pending[0].call_id, "c2");
     let done = agent
-        .resume(second.state.unwrap(), Decisions::new().approve("c2"))
+        .resume(
+            second.state.unwrap(),
+            Decisions::new().approve(waiting(&second.pending, "c2")),
+        )
         .await
         .unwrap();
     assert_eq!(done.output, "Both refunded.");
@@ -474,11 +496,15 @@ async fn decisions_can_be_checked_against_the_pending_calls_before_they_are_used
     let shop = Shop::new();
     let model = ScriptedModel::new(vec![calls([refund("c1", 100), refund("c2", 200)])]);
     let paused = agent(model, &shop).run("Refund twice").await.unwrap();
-    let fits = Decisions::new().approve("c1").reject("c2");
+    let (c1, c2) = (
+        waiting(&paused.pending, "c1"),
+        waiting(&paused.pending, "c2"),
+    );
+    let fits = Decisions::new().approve(c1).reject(c2);
     assert!(fits.problems(&paused.pending).is_empty());
     let problems = Decisions::new()
-        .approve("c1")
-        .decide("c3", Decision::Approve)
+        .approve(c1)
+        .decide("c3", Decision::new(Verdict::Approve, None))
         .problems(&paused.pending);
     assert_eq!(
         problems,
@@ -503,7 +529,10 @@ async fn a_tool_whose_arguments_are_checked_still_needs_approval() {
     assert_eq!(paused.pending[0].tool, "wire");
     assert!(paused.tool_failures.is_empty());
     let done = agent
-        .resume(paused.state.unwrap(), Decisions::new().approve("c1"))
+        .resume(
+            paused.state.unwrap(),
+            Decisions::new().approve(waiting(&paused.pending, "c1")),
+        )
         .await
         .unwrap();
     assert_eq!(done.output, "Sent.");

@@ -1,7 +1,7 @@
 //! The agent loop on a scripted model: failure modes and limits, faults, cancellation,
-//! timeouts, parallel calls, prerequisites, the stream, telemetry and the trajectory, and what
-//! the loop does after a failure (fatal failures, retry hints, the effects ledger, per-tool
-//! counts, taint).
+//! timeouts, parallel calls, prerequisites, approvals and the calls they are bound to, resuming,
+//! the stream, telemetry and the trajectory, and what the loop does after a failure (fatal
+//! failures, retry hints, the effects ledger, per-tool counts, taint).
 //!
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
 //! Spans are captured per test (`reticent_tests::spans`), and the paused clocks are per
@@ -14,6 +14,7 @@ mod after_failure_ledger;
 mod after_failure_stats;
 mod after_failure_taint;
 mod approval;
+mod approval_binding;
 mod cancellation;
 mod contain_faults;
 mod failure_modes;

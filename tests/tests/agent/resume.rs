@@ -3,13 +3,14 @@
 //! mid-flight that may have changed the world go to the caller to reconcile first.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use reticent::{
     Agent, AgentError, CancellationToken, Decisions, EffectOutcome, Message, ModelError,
     ModelRequest, ModelResponse, PendingReason, ResumeError, RunOptions, RunState, ScriptedModel,
-    StopReason, kinds,
+    StopReason, ToolFailureOptions, Usage, kinds,
 };
-use reticent_tests::shop::{Shop, calls, ledger, lookup, refund, results, ship, transfer};
+use reticent_tests::shop::{Shop, calls, ledger, lookup, refund, results, ship, transfer, waiting};
 use serde_json::json;
 
 fn agent(model: impl reticent::Model, shop: &Arc<Shop>) -> Agent {
@@ -70,10 +71,8 @@ async fn a_cancelled_run_resumes_without_running_a_finished_call_again() {
     );
     assert!(matches!(error, ResumeError::Refused(_)));
 
-    let result = agent
-        .resume(state, Decisions::new().reject("c2"))
-        .await
-        .unwrap();
+    let decisions = Decisions::new().reject(waiting(&state.pending(), "c2"));
+    let result = agent.resume(state, decisions).await.unwrap();
     assert_eq!(result.stop_reason, StopReason::Completed);
     assert_eq!(
         Shop::count(&shop.shipments),
@@ -172,12 +171,10 @@ async fn a_run_that_crashed_resumes_from_its_last_checkpoint_without_repeating_a
     // the bank says the transfer went through.
     let next = ScriptedModel::new(vec![ModelResponse::text("Refunded, shipped and paid.")]);
     let store_again = Store::default();
+    let decisions =
+        Decisions::new().applied(&pending[0], json!("moved 700 (confirmed by the bank)"));
     let result = agent(next.clone(), &shop)
-        .resume_with(
-            state,
-            Decisions::new().applied("c4", json!("moved 700 (confirmed by the bank)")),
-            store_again.options(),
-        )
+        .resume_with(state, decisions, store_again.options())
         .await
         .unwrap();
     assert_eq!(result.output, "Refunded, shipped and paid.");
@@ -235,7 +232,8 @@ async fn a_call_cut_off_mid_flight_runs_again_only_when_the_caller_approves() {
     let agent = agent(next, &shop);
     let resumed = {
         let agent = agent.clone();
-        tokio::spawn(async move { agent.resume(state, Decisions::new().approve("c1")).await })
+        let decisions = Decisions::new().approve(waiting(&state.pending(), "c1"));
+        tokio::spawn(async move { agent.resume(state, decisions).await })
     };
     shop.transfer_started.notified().await;
     shop.release_transfer.notify_one();
@@ -378,4 +376,51 @@ async fn a_state_of_another_version_is_refused_when_it_is_read() {
         "a run state of version 99 cannot be read by this version of reticent, which reads \
          version 1"
     );
+}
+
+/// Before, a stored count at `u32::MAX` panicked `resume` in a debug build (`attempt to add
+/// with overflow`) and wrapped to 0 in a release build. Every count a state holds saturates.
+#[tokio::test(start_paused = true)]
+async fn a_state_whose_counts_are_at_their_bound_resumes_and_they_saturate() {
+    let shop = Shop::new();
+    let model = ScriptedModel::new(vec![calls([transfer("c1")])]);
+    let agent = Agent::builder(model)
+        .toolbox(Arc::clone(&shop))
+        .require_approval("transfer_funds")
+        .failure_options(ToolFailureOptions::default().timeout(Duration::from_secs(1)))
+        .build()
+        .unwrap();
+    let paused = agent.run("Pay").await.unwrap();
+    let mut json = serde_json::to_value(paused.state.unwrap()).unwrap();
+    let full = json!({"calls": u32::MAX, "failures": u32::MAX, "timeouts": u32::MAX});
+    json["tool_stats"]["transfer_funds"] = full.clone();
+    json["consecutive_failures"] = json!(u32::MAX);
+    json["usage"] = json!({"input_tokens": u64::MAX, "output_tokens": u64::MAX});
+    let state: RunState = serde_json::from_value(json).unwrap();
+
+    // The approved transfer never finishes (nobody releases it): it times out, which counts a
+    // call, a failure and a timeout, and one more failure in a row.
+    let next = ScriptedModel::new(vec![
+        ModelResponse::text("The transfer timed out.").with_usage(Usage::new(10, 10)),
+    ]);
+    let decisions = Decisions::new().approve(&state.pending()[0]);
+    let done = Agent::builder(next)
+        .toolbox(Arc::clone(&shop))
+        .require_approval("transfer_funds")
+        .failure_options(ToolFailureOptions::default().timeout(Duration::from_secs(1)))
+        .build()
+        .unwrap()
+        .resume(state, decisions)
+        .await
+        .unwrap();
+    assert_eq!(Shop::count(&shop.transfers_started), 1);
+    assert!(done.tool_failures[0].timed_out);
+    assert_eq!(
+        serde_json::to_value(done.tool_stats["transfer_funds"]).unwrap(),
+        full
+    );
+    assert_eq!(done.usage, Usage::new(u64::MAX, u64::MAX));
+    assert_eq!(done.usage.total(), u64::MAX);
+    // The failures in a row are past any limit: the model had its last turn without tools.
+    assert_eq!(done.stop_reason, StopReason::FailureLimit);
 }

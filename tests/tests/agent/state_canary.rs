@@ -63,13 +63,14 @@ async fn a_paused_state_and_its_checkpoints_hold_no_withheld_message() {
     // Resumed elsewhere: the failure is there as the model saw it, its error says where the
     // full one went, and nothing the model sees holds the secret.
     let state: RunState = serde_json::from_str(&json).unwrap();
+    let decisions = Decisions::new().approve(&state.pending()[0]);
     let next = ScriptedModel::new(vec![ModelResponse::text("The charge failed; refunded.")]);
     let resumed = Agent::builder(next.clone())
         .toolbox(Arc::clone(&shop))
         .require_approval("issue_refund")
         .build()
         .unwrap()
-        .resume(state, Decisions::new().approve("c2"))
+        .resume(state, decisions)
         .await
         .unwrap();
     let restored = &resumed.tool_failures[0];

@@ -229,7 +229,7 @@ async fn a_call_interrupted_in_an_earlier_attempt_stops_the_run_for_the_caller_t
     let done = agent
         .resume(
             paused.state.unwrap(),
-            Decisions::new().applied("c2", json!("moved 700")),
+            Decisions::new().applied(&paused.pending[0], json!("moved 700")),
         )
         .await
         .unwrap();

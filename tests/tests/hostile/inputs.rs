@@ -335,8 +335,10 @@ fn hostile_arguments_get_a_clear_bounded_result() {
     }
 }
 
+/// A repeated id is renamed before anything sees the calls (a decision or a result found by
+/// id must not reach another call): the first keeps it, the others get `ID_2`, `ID_3`, ...
 #[tokio::test]
-async fn duplicate_call_ids_in_one_turn_each_get_their_result_in_call_order() {
+async fn duplicate_call_ids_in_one_turn_are_renamed_and_each_get_their_result_in_call_order() {
     let result = run_calls(vec![
         ToolCall::new("dup", "probe", json!({"count": 1})),
         ToolCall::new("dup", "probe", json!({"count": "x"})),
@@ -354,23 +356,36 @@ async fn duplicate_call_ids_in_one_turn_each_get_their_result_in_call_order() {
         [
             ("dup", false, "count=1"),
             (
-                "dup",
+                "dup_2",
                 true,
                 "Invalid arguments for tool 'probe': argument `count`: invalid type: string \"x\", expected u32"
             ),
-            ("dup", true, "Unknown tool 'nope'. Available tools: probe"),
-            ("dup", false, "count=2"),
+            ("dup_3", true, "Unknown tool 'nope'. Available tools: probe"),
+            ("dup_4", false, "count=2"),
         ]
     );
-    // Both failures are recorded, once each, with the id the model gave.
+    // The model's own message names the calls by the same ids as their results.
+    let called: Vec<&str> = result
+        .messages
+        .iter()
+        .find_map(|m| match m {
+            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                Some(tool_calls.iter().map(|c| c.id.as_str()).collect())
+            }
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(called, ["dup", "dup_2", "dup_3", "dup_4"]);
+    // Both failures are recorded, once each, under their call's id.
     let kinds: Vec<(&str, &str)> = result
         .tool_failures
         .iter()
         .map(|f| (f.call_id.as_str(), f.kind.as_str()))
         .collect();
-    assert_eq!(kinds, [("dup", "argument"), ("dup", "unknown_tool")]);
+    assert_eq!(kinds, [("dup_2", "argument"), ("dup_3", "unknown_tool")]);
 }
 
+/// An empty id is an id like any other: the first call keeps it, a second is renamed.
 #[tokio::test]
 async fn an_empty_call_id_is_answered_under_that_id() {
     let result = run_calls(vec![
@@ -386,16 +401,17 @@ async fn an_empty_call_id_is_answered_under_that_id() {
     );
     assert_eq!(
         (results[1].call_id.as_str(), results[1].is_error),
-        ("", true)
+        ("_2", true)
     );
     assert_eq!(result.tool_failures.len(), 1);
-    assert_eq!(result.tool_failures[0].call_id, "");
+    assert_eq!(result.tool_failures[0].call_id, "_2");
 }
 
 #[tokio::test]
 async fn a_1_mib_call_id_is_cut_where_it_is_echoed() {
     let id = huge(1 << 20);
     // The same failing call twice: the second is collapsed to a text that names the first id.
+    // (The second is renamed `ID_2`: one response's calls never share an id.)
     let result = run_calls(vec![
         ToolCall::new(id.clone(), "nope", json!({})),
         ToolCall::new(id.clone(), "nope", json!({})),
@@ -408,8 +424,8 @@ async fn a_1_mib_call_id_is_cut_where_it_is_echoed() {
         "{}",
         results[1].content
     );
-    for r in results {
-        assert_eq!(r.call_id, id, "the result answers the call's own id");
+    for (r, own) in results.iter().zip([id.clone(), format!("{id}_2")]) {
+        assert!(r.call_id == own, "the result answers the call's own id");
         assert_bounded("1 MiB call id", &r.content, "nope");
     }
 }

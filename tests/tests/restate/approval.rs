@@ -3,6 +3,7 @@
 //! through the ingress; bad decisions are refused at once, a rejection is told to the model.
 
 use crate::support::{Desk, Server, eventually, scratch};
+use reticent::CallDigest;
 use reticent_tests::restate_desk::WORKFLOW;
 use serde_json::{Value, json};
 
@@ -49,6 +50,9 @@ async fn a_person_approves_a_waiting_call_through_the_ingress() {
         .start_workflow(WORKFLOW, "approve-1", &json!("Refund 500.00 on ORD-7"))
         .await;
     let awaiting = pending(&server, "approve-1").await;
+    let arguments = json!({"order_id": "ORD-7", "amount_cents": 50_000});
+    // The digest a person's decision names the call by.
+    let digest = CallDigest::of("issue_refund", &arguments).to_string();
     assert_eq!(
         awaiting,
         json!({
@@ -56,8 +60,9 @@ async fn a_person_approves_a_waiting_call_through_the_ingress() {
             "pending": [{
                 "call_id": "call_2",
                 "tool": "issue_refund",
-                "arguments": {"order_id": "ORD-7", "amount_cents": 50_000},
+                "arguments": arguments,
                 "reason": "approval",
+                "digest": digest,
             }],
         })
     );
@@ -78,7 +83,7 @@ async fn a_person_approves_a_waiting_call_through_the_ingress() {
     let (status, body) = decide(
         &server,
         "approve-1",
-        json!({"call_2": "approve", "call_9": "approve"}),
+        json!({"call_2": {"approve": digest}, "call_9": "reject"}),
     )
     .await;
     assert_eq!(status, 400, "{body}");
@@ -86,8 +91,47 @@ async fn a_person_approves_a_waiting_call_through_the_ingress() {
         body.contains("`call_9`, which is not waiting for one"),
         "{body}"
     );
-
+    // An approval by id alone could approve whatever waits under the id: it must name the
+    // call by its digest.
     let (status, body) = decide(&server, "approve-1", json!({"call_2": "approve"})).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains(
+            "the approval of `call_2` (issue_refund) does not say which call it approves"
+        ),
+        "{body}"
+    );
+    // An approval of another call: the digest of a refund of another amount.
+    let other = CallDigest::of(
+        "issue_refund",
+        &json!({"order_id": "ORD-7", "amount_cents": 5_000_000}),
+    );
+    let (status, body) = decide(
+        &server,
+        "approve-1",
+        json!({"call_2": {"approve": other.to_string()}}),
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("the decision for `call_2` was made for another call"),
+        "{body}"
+    );
+    // A call decided twice does not read.
+    let (status, body) = server
+        .post_text(
+            &format!("/{WORKFLOW}/approve-1/approve"),
+            &format!(r#"{{"call_2": "reject", "call_2": {{"approve": "{digest}"}}}}"#),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("the call `call_2` is decided twice"),
+        "{body}"
+    );
+    assert!(desk.lines("refunds.log").is_empty(), "nothing ran");
+
+    let (status, body) = decide(&server, "approve-1", json!({"call_2": {"approve": digest}})).await;
     assert_eq!(status, 200, "{body}");
     let outcome = server.outcome(WORKFLOW, "approve-1").await;
     assert_eq!(outcome["stop_reason"], "Completed");
@@ -98,7 +142,7 @@ async fn a_person_approves_a_waiting_call_through_the_ingress() {
     assert_eq!(desk.lines("refunds.log"), ["ORD-7 50000"]);
     assert_eq!(desk.lines("model.log"), ["turn 1", "turn 2"]);
     // Nothing waits any more, and a late decision is refused.
-    let (status, body) = decide(&server, "approve-1", json!({"call_2": "approve"})).await;
+    let (status, body) = decide(&server, "approve-1", json!({"call_2": {"approve": digest}})).await;
     assert_eq!(status, 409, "{body}");
 
     // A rejected call is not run, and the model is told so in fixed text.

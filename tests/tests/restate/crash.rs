@@ -5,6 +5,7 @@
 //! model saw, never a tool's withheld message.
 
 use crate::support::{Desk, Server, eventually, scratch};
+use reticent::CallDigest;
 use reticent_tests::restate_desk::{CANARY, HOLD_TRANSFER, WORKFLOW};
 use serde_json::{Value, json};
 
@@ -53,6 +54,8 @@ async fn a_killed_service_resumes_from_the_journal_without_applying_a_call_twice
         (status == 200 && !awaiting.is_null()).then_some(awaiting)
     })
     .await;
+    let arguments = json!({"amount_cents": 700});
+    let digest = CallDigest::of("transfer_funds", &arguments).to_string();
     assert_eq!(
         pending,
         json!({
@@ -60,18 +63,23 @@ async fn a_killed_service_resumes_from_the_journal_without_applying_a_call_twice
             "pending": [{
                 "call_id": "call_4",
                 "tool": "transfer_funds",
-                "arguments": {"amount_cents": 700},
+                "arguments": arguments,
                 "reason": "unknown",
+                "digest": digest,
             }],
         })
     );
     assert_eq!(desk.lines("transfers.log"), ["started 700"]);
 
-    // The bank says the transfer went through: the person says so through the ingress.
+    // The bank says the transfer went through: the person says so through the ingress, naming
+    // the call by its digest.
     let (status, body) = server
         .post(
             &format!("/{WORKFLOW}/crash-1/approve"),
-            Some(&json!({"call_4": {"applied": "moved 700 (confirmed by the bank)"}})),
+            Some(&json!({"call_4": {
+                "applied": "moved 700 (confirmed by the bank)",
+                "digest": digest,
+            }})),
         )
         .await;
     assert_eq!(status, 200, "{body}");

@@ -237,6 +237,21 @@ impl Server {
         (status, response.text().await.unwrap_or_default())
     }
 
+    /// POSTs the JSON text `body` as it is written — JSON a `Value` cannot hold, such as a
+    /// repeated key — to the ingress: the status and the body of the answer.
+    pub async fn post_text(&self, path: &str, body: &str) -> (u16, String) {
+        let response = self
+            .http
+            .post(self.ingress_url(path))
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .expect("the ingress answers");
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap_or_default())
+    }
+
     /// Starts the workflow `workflow` with id `id` on `input`, without waiting for it: its
     /// invocation id.
     pub async fn start_workflow(&self, workflow: &str, id: &str, input: &Value) -> String {
