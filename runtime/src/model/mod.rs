@@ -16,6 +16,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::ops::{Add, AddAssign};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -26,6 +27,7 @@ use crate::tool::ToolDefinition;
 mod arguments;
 mod dialect;
 mod replay;
+mod retry;
 mod scripted;
 mod stream;
 mod trajectory;
@@ -34,6 +36,7 @@ pub use arguments::Arguments;
 pub(crate) use dialect::{Normaliser, integer_format_range};
 pub use dialect::{SchemaDialect, SchemaError};
 pub use replay::ReplayModel;
+pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use stream::ModelEvent;
 #[cfg_attr(
@@ -102,6 +105,18 @@ pub trait Model: Send + Sync + 'static {
     fn schema_dialect(&self) -> SchemaDialect {
         SchemaDialect::Standard
     }
+
+    /// How this model retries a failed call itself, if it does: the HTTP
+    /// [providers](crate::providers) report their `max_retries`, `retry_delay` and
+    /// `max_retry_delay`. Default: `None`.
+    ///
+    /// The agent loop retries a turn whose stream broke off with this policy, counting the
+    /// attempts the model reports in [`ModelError::attempts`] against the same budget (see
+    /// [`AgentBuilder::retry_broken_turns`](crate::AgentBuilder::retry_broken_turns)); for a
+    /// model that reports none it uses [`RetryPolicy::default`].
+    fn retry_policy(&self) -> Option<RetryPolicy> {
+        None
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -122,6 +137,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     fn schema_dialect(&self) -> SchemaDialect {
         (**self).schema_dialect()
     }
+
+    fn retry_policy(&self) -> Option<RetryPolicy> {
+        (**self).retry_policy()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -141,6 +160,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn schema_dialect(&self) -> SchemaDialect {
         (**self).schema_dialect()
+    }
+
+    fn retry_policy(&self) -> Option<RetryPolicy> {
+        (**self).retry_policy()
     }
 }
 
@@ -332,6 +355,8 @@ pub struct ModelError {
     message: String,
     status: Option<u16>,
     retryable: bool,
+    attempts: u32,
+    retry_after: Option<Duration>,
     source: Option<Arc<dyn StdError + Send + Sync + 'static>>,
 }
 
@@ -342,6 +367,8 @@ impl ModelError {
             message: message.into(),
             status: None,
             retryable: false,
+            attempts: 1,
+            retry_after: None,
             source: None,
         }
     }
@@ -357,6 +384,20 @@ impl ModelError {
     #[must_use]
     pub fn retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable;
+        self
+    }
+
+    /// The number of requests the call made, retries included (at least 1).
+    #[must_use]
+    pub fn with_attempts(mut self, attempts: u32) -> Self {
+        self.attempts = attempts.max(1);
+        self
+    }
+
+    /// The wait the server asked for before a retry (`retry-after`).
+    #[must_use]
+    pub fn with_retry_after(mut self, wait: Duration) -> Self {
+        self.retry_after = Some(wait);
         self
     }
 
@@ -381,6 +422,17 @@ impl ModelError {
     pub fn is_retryable(&self) -> bool {
         self.retryable
     }
+
+    /// How many requests the call made, retries included: 1 unless the model says otherwise.
+    /// The agent loop counts them against its budget for retrying a broken turn.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The wait the server asked for before a retry, when it asked.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
 }
 
 impl fmt::Debug for ModelError {
@@ -389,6 +441,8 @@ impl fmt::Debug for ModelError {
             .field("message", &self.message)
             .field("status", &self.status)
             .field("retryable", &self.retryable)
+            .field("attempts", &self.attempts)
+            .field("retry_after", &self.retry_after)
             .field("source", &self.source)
             .finish()
     }
@@ -404,9 +458,10 @@ impl fmt::Display for ModelError {
 }
 
 impl StdError for ModelError {
+    /// The underlying error, past those whose message the message already holds: the chain
+    /// says each message once.
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn StdError + 'static))
+        let source = self.source.as_deref()?;
+        crate::error::chain::first_new_source(&self.message, source)
     }
 }

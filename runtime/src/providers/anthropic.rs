@@ -135,7 +135,7 @@ impl Anthropic {
     }
 
     super::http::transport_setters!(
-        retried: "`408`, `429` or `5xx` (including `529 overloaded`)",
+        retried: "`408`, `409`, `429` or `5xx` (including `529 overloaded`)",
         params: "`temperature`, `top_p` or `thinking`",
     );
 
@@ -256,6 +256,10 @@ impl Anthropic {
 }
 
 impl Model for Anthropic {
+    fn retry_policy(&self) -> Option<crate::model::RetryPolicy> {
+        Some(self.transport.retry_policy())
+    }
+
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,

@@ -6,9 +6,7 @@
 //! the error it ends in) is one loop, read in one place, with its tests of every bound beside
 //! it.
 
-use std::collections::hash_map::RandomState;
 use std::fmt;
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,7 +14,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use crate::error::chain::chain;
-use crate::model::{ModelError, ModelResponse};
+use crate::model::{ModelError, ModelResponse, RetryPolicy};
 use crate::render::{MAX_NAME_LEN, bounded, format_duration};
 use crate::secret::Secret;
 
@@ -184,6 +182,7 @@ impl Transport {
             message: provider_message(&body, status),
             status: Some(status),
             retryable: status == StatusCode::REQUEST_TIMEOUT
+                || status == StatusCode::CONFLICT
                 || status == StatusCode::TOO_MANY_REQUESTS
                 || status.is_server_error(),
             retry_after,
@@ -218,23 +217,14 @@ impl Transport {
     }
 
     /// The wait before retry number `retries + 1`, or `None` when the server asks for a longer
-    /// wait than `max_retry_delay` allows.
+    /// wait than `max_retry_delay` allows: the backoff the agent loop uses too.
     fn delay(&self, retries: u32, retry_after: Option<Duration>) -> Option<Duration> {
-        match retry_after {
-            Some(wait) if wait > self.max_retry_delay => None,
-            Some(wait) => Some(wait),
-            None => {
-                let factor = 2u32.saturating_pow(retries);
-                let full = self
-                    .retry_delay
-                    .saturating_mul(factor)
-                    .min(self.max_retry_delay);
-                // equal jitter: between half and all of the delay, so clients spread out;
-                // `half.mul_f64` of a number below 1 stays below `half`, so no overflow
-                let half = full / 2;
-                Some(half.saturating_add(half.mul_f64(random_unit())))
-            }
-        }
+        self.retry_policy().delay(retries, retry_after)
+    }
+
+    /// The retry settings, as the agent loop reads them to retry a broken turn.
+    pub(crate) fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy::new(self.max_retries, self.retry_delay, self.max_retry_delay)
     }
 }
 
@@ -270,12 +260,13 @@ impl Failed {
 
     fn transport(error: reqwest::Error, timeout: Duration) -> Self {
         let error = error.without_url();
+        // the transport error is the source, which says the rest
         let message = if error.is_timeout() {
             format!("no response within {}", format_duration(timeout))
         } else if error.is_connect() {
-            format!("could not connect: {}", chain(&error))
+            "could not connect".to_owned()
         } else {
-            format!("the request failed: {}", chain(&error))
+            "the request failed".to_owned()
         };
         let retryable = error.is_timeout() || error.is_connect() || error.is_request();
         Self::new(message, retryable).with_source(error)
@@ -285,13 +276,14 @@ impl Failed {
     /// retried only while none of it was passed on.
     pub(crate) fn stream_broke(error: reqwest::Error, timeout: Duration) -> Self {
         let error = error.without_url();
+        // the transport error is the source, which says the rest
         let message = if error.is_timeout() {
             format!(
                 "the stream did not finish within {}",
                 format_duration(timeout)
             )
         } else {
-            format!("the connection broke: {}", chain(&error))
+            "the connection broke".to_owned()
         };
         Self::new(message, true).with_source(error)
     }
@@ -311,8 +303,9 @@ impl Failed {
         }
     }
 
-    /// The same failure, after `events` events of the stream were passed on: it can no longer
-    /// be retried, and says that the stream broke off.
+    /// The same failure, after `events` events of the stream were passed on: the stream
+    /// cannot retry it (what was passed on cannot be taken back), and it says that the stream
+    /// broke off. It stays retryable as it was: the agent loop asks the whole turn again.
     pub(crate) fn after_events(self, events: usize) -> Self {
         Self {
             message: format!(
@@ -320,8 +313,6 @@ impl Failed {
                 if events == 1 { "" } else { "s" },
                 self.message
             ),
-            retryable: false,
-            retry_after: None,
             ..self
         }
     }
@@ -331,7 +322,12 @@ impl Failed {
         if attempts > 1 {
             message.push_str(&format!(" (gave up after {attempts} attempts)"));
         }
-        let mut error = ModelError::new(message).retryable(self.retryable);
+        let mut error = ModelError::new(message)
+            .retryable(self.retryable)
+            .with_attempts(attempts);
+        if let Some(wait) = self.retry_after {
+            error = error.with_retry_after(wait);
+        }
         if let Some(status) = self.status {
             error = error.with_status(status.as_u16());
         }
@@ -393,11 +389,11 @@ pub(crate) fn unreadable(what: &str, error: serde_json::Error) -> ModelError {
     }
 }
 
-/// As [`unreadable`], for one event of a stream: not worth retrying, the same bytes would
-/// come back.
+/// As [`unreadable`], for one event of a stream: worth retrying, a model's next answer is
+/// new bytes (a server that garbles one event rarely garbles the next answer).
 pub(crate) fn unreadable_event(what: &str, error: serde_json::Error) -> Failed {
     let (message, source) = unreadable_parts(what, error);
-    let failed = Failed::new(message, false);
+    let failed = Failed::new(message, true);
     match source {
         Some(source) => failed.with_source(source),
         None => failed,
@@ -466,12 +462,6 @@ fn redact(message: String, api_key: &Secret<String>) -> String {
     }
 }
 
-/// A number in `[0, 1)`, different on every call; good enough for jitter.
-fn random_unit() -> f64 {
-    let bits = RandomState::new().build_hasher().finish();
-    (bits >> 11) as f64 / (1u64 << 53) as f64
-}
-
 /// A header value that is never printed: `Debug` of a sensitive `HeaderValue` shows
 /// `Sensitive`.
 pub(crate) fn secret_header(value: String) -> Result<HeaderValue, ModelError> {
@@ -517,7 +507,8 @@ macro_rules! transport_setters {
 
         #[doc = concat!(
                     "How many times a request that failed with ", $retried,
-                    ", a timeout or a connection failure is retried. Default 2; `0` never retries."
+                    ", a timeout or a connection failure is retried. Default 2; `0` never retries. ",
+                    "The agent loop retries a turn whose stream broke off within the same budget."
                 )]
         #[must_use]
         pub fn max_retries(mut self, retries: u32) -> Self {

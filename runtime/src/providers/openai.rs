@@ -167,7 +167,7 @@ impl OpenAi {
     }
 
     super::http::transport_setters!(
-        retried: "`408`, `429` or `5xx`",
+        retried: "`408`, `409`, `429` or `5xx`",
         params: "`temperature`, `max_completion_tokens`, `seed` or `reasoning_effort`",
     );
 
@@ -269,6 +269,10 @@ impl OpenAi {
 }
 
 impl Model for OpenAi {
+    fn retry_policy(&self) -> Option<crate::model::RetryPolicy> {
+        Some(self.transport.retry_policy())
+    }
+
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
@@ -473,8 +477,9 @@ struct FunctionDelta {
 /// Reads the events of a streamed chat completion. Text and refusal deltas are text; tool
 /// call fragments are matched to their call by `index` (by `id`, or to the last call, when a
 /// server leaves `index` out), looked up, not searched for; a call starts once its name is
-/// known. `data: [DONE]` ends the stream; a stream that closes after a `finish_reason` without
-/// it ends too.
+/// known. `data: [DONE]` ends the stream; a stream that closes after a `finish_reason` and the
+/// usage (asked for with `include_usage`, sent after the `finish_reason`) without it ends too.
+/// One that closes between the two was cut short: its usage is lost.
 #[derive(Default)]
 pub(super) struct Chunks {
     /// The calls seen, in the order their first fragment came; at most `max_tool_calls`,
@@ -485,6 +490,8 @@ pub(super) struct Chunks {
     /// Where each call is in `calls`, by its id (the first call to have it).
     by_id: HashMap<String, usize>,
     finished: bool,
+    /// Whether the usage came.
+    counted: bool,
 }
 
 /// A tool call as its fragments arrive.
@@ -640,6 +647,7 @@ impl Decode for Chunks {
             }
         }
         if let Some(usage) = chunk.usage {
+            self.counted = true;
             answer.usage = Usage::new(
                 usage.prompt_tokens.unwrap_or(0),
                 usage.completion_tokens.unwrap_or(0),
@@ -660,7 +668,7 @@ impl Decode for Chunks {
     }
 
     fn may_end(&self) -> bool {
-        self.finished
+        self.finished && self.counted
     }
 
     fn parse_whole(body: &[u8]) -> Result<ModelResponse, ModelError> {

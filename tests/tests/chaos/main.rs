@@ -5,4 +5,7 @@
 //! Skipped, loudly, when `RETICENT_LLMOCK_PYTHON` is not set (`.ci/run` sets it).
 #![forbid(unsafe_code)]
 
+mod desk;
+mod faults;
 mod harness;
+mod random;

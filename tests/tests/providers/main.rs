@@ -8,6 +8,7 @@
 mod anthropic;
 mod anthropic_stream;
 mod env;
+mod errors_once;
 mod many_calls;
 mod openai;
 mod openai_stream;
