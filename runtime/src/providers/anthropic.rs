@@ -27,25 +27,18 @@
 //! the streamed events of one API change together when the API does, and are read together.
 
 use std::collections::HashMap;
-use std::fmt;
 
-use futures::future::BoxFuture;
-use futures::stream::BoxStream;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::ConfigError;
-use super::http::{
-    Failed, Transport, error_message, join, secret_header, tool_calls_within, unreadable,
-    unreadable_event,
-};
+use super::endpoint::{Endpoint, Wire, endpoint_model, key_and_base_url};
+use super::http::{Failed, error_message, join, secret_header, unreadable, unreadable_event};
 use super::sse::SseEvent;
-use super::stream::{Assembly, Decode, error_event, post_stream};
+use super::stream::{Assembly, Decode, error_event};
 use crate::model::SchemaDialect;
-use crate::model::{
-    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
-};
+use crate::model::{Arguments, Message, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
 use crate::secret::Secret;
 
 /// The API version this provider speaks (`anthropic-version`).
@@ -56,25 +49,15 @@ pub const API_VERSION: &str = "2023-06-01";
 /// See the [module docs](self) for how requests are built.
 #[derive(Clone)]
 pub struct Anthropic {
-    api_key: Secret<String>,
-    model: String,
-    base_url: String,
-    max_tokens: u32,
-    params: Map<String, Value>,
-    transport: Transport,
+    endpoint: Endpoint<Messages>,
 }
 
-impl fmt::Debug for Anthropic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Anthropic")
-            .field("model", &self.model)
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key)
-            .field("max_tokens", &self.max_tokens)
-            .field("params", &self.params.keys().collect::<Vec<_>>())
-            .field("transport", &self.transport)
-            .finish()
-    }
+endpoint_model!(Anthropic);
+
+/// The Messages API wire format.
+#[derive(Clone, Debug)]
+pub(super) struct Messages {
+    max_tokens: u32,
 }
 
 impl Anthropic {
@@ -86,33 +69,28 @@ impl Anthropic {
 
     /// The model `model`, with this API key.
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            api_key: Secret::new(api_key.into()),
-            model: model.into(),
-            base_url: Self::DEFAULT_BASE_URL.to_owned(),
+        let wire = Messages {
             max_tokens: Self::DEFAULT_MAX_TOKENS,
-            params: Map::new(),
-            transport: Transport::new(),
+        };
+        Self {
+            endpoint: Endpoint::new(api_key.into(), model.into(), Self::DEFAULT_BASE_URL, wire),
         }
     }
 
     /// The model `model`, with the key from `ANTHROPIC_API_KEY` and the endpoint from
     /// `ANTHROPIC_BASE_URL` (default [`Anthropic::DEFAULT_BASE_URL`]).
     pub fn from_env(model: impl Into<String>) -> Result<Self, ConfigError> {
-        Self::from_lookup(&model.into(), &|name: &str| {
-            std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-        })
+        Self::from_lookup(&model.into(), &super::env)
     }
 
     pub(super) fn from_lookup(
         model: &str,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
-        let api_key = lookup("ANTHROPIC_API_KEY").ok_or_else(|| ConfigError::MissingEnv {
-            var: "ANTHROPIC_API_KEY".to_owned(),
-        })?;
+        let (api_key, base_url) =
+            key_and_base_url(lookup, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", false)?;
         let model = Self::new(api_key, model);
-        Ok(match lookup("ANTHROPIC_BASE_URL") {
+        Ok(match base_url {
             Some(url) => model.base_url(url),
             None => model,
         })
@@ -122,7 +100,7 @@ impl Anthropic {
     /// `{base_url}/v1/messages`.
     #[must_use]
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into();
+        self.endpoint.base_url = url.into();
         self
     }
 
@@ -130,7 +108,7 @@ impl Anthropic {
     /// Default 4096.
     #[must_use]
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
+        self.endpoint.wire.max_tokens = max_tokens;
         self
     }
 
@@ -141,11 +119,32 @@ impl Anthropic {
 
     /// The model's name.
     pub fn model(&self) -> &str {
-        &self.model
+        &self.endpoint.model
+    }
+}
+
+impl Wire for Messages {
+    type Events = Events;
+
+    fn url(&self, base_url: &str, _model: &str, _stream: bool) -> String {
+        join(base_url, "/v1/messages")
+    }
+
+    fn headers(&self, api_key: &Secret<String>) -> Result<HeaderMap, ModelError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static("x-api-key"),
+            secret_header(api_key.expose().clone())?,
+        );
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        Ok(headers)
     }
 
     /// The body of the request for `request`; `stream` asks for server-sent events.
-    fn body(&self, request: &ModelRequest, stream: bool) -> Value {
+    fn body(&self, model: &str, request: &ModelRequest, stream: bool) -> Map<String, Value> {
         let mut messages = Vec::new();
         // blocks of the user turn being built: tool results, then any text after them
         let mut user: Vec<Value> = Vec::new();
@@ -192,7 +191,7 @@ impl Anthropic {
         flush(&mut messages, &mut user);
 
         let mut body = Map::new();
-        body.insert("model".into(), Value::from(self.model.as_str()));
+        body.insert("model".into(), Value::from(model));
         body.insert("max_tokens".into(), Value::from(self.max_tokens));
         if let Some(system) = &request.system {
             body.insert("system".into(), Value::from(system.as_str()));
@@ -215,66 +214,7 @@ impl Anthropic {
         if stream {
             body.insert("stream".into(), Value::Bool(true));
         }
-        for (name, value) in &self.params {
-            body.insert(name.clone(), value.clone());
-        }
-        Value::Object(body)
-    }
-
-    /// The headers and the encoded body of the request for `request`.
-    fn prepare(
-        &self,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<(HeaderMap, Vec<u8>), ModelError> {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            HeaderName::from_static("x-api-key"),
-            secret_header(self.api_key.expose().clone())?,
-        );
-        headers.insert(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static(API_VERSION),
-        );
-        let body = serde_json::to_vec(&self.body(request, stream))
-            .map_err(|e| ModelError::new("could not encode the request").with_source(e))?;
-        Ok((headers, body))
-    }
-
-    fn url(&self) -> String {
-        join(&self.base_url, "/v1/messages")
-    }
-
-    async fn send(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
-        let (headers, body) = self.prepare(request, false)?;
-        let response = self
-            .transport
-            .post_json(&self.url(), headers, body, &self.api_key)
-            .await?;
-        tool_calls_within(parse(&response)?, self.transport.max_tool_calls)
-    }
-}
-
-impl Model for Anthropic {
-    fn retry_policy(&self) -> Option<crate::model::RetryPolicy> {
-        Some(self.transport.retry_policy())
-    }
-
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        Box::pin(self.send(request))
-    }
-
-    /// Streams the answer: the request asks for server-sent events (`stream: true`); see
-    /// [`Model::stream`] for what the stream holds.
-    fn stream<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
-        let prepared = self.prepare(request, true);
-        post_stream::<Events>(&self.transport, self.url(), prepared, &self.api_key)
+        body
     }
 
     fn schema_dialect(&self) -> SchemaDialect {

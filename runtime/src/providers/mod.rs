@@ -68,6 +68,8 @@ use std::sync::Arc;
 use crate::model::Model;
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
+mod endpoint;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 mod http;
 #[cfg(any(feature = "openai", feature = "anthropic"))]
 mod sse;
