@@ -39,6 +39,13 @@ pub(crate) const DEFAULT_MAX_EVENT_BYTES: usize = 8 << 20;
 /// (128), so that it bounds what a provider holds without being the limit a run meets.
 pub(crate) const DEFAULT_MAX_TOOL_CALLS: usize = 1024;
 
+/// The longest a stream may go without an event once its answer has begun, unless configured
+/// otherwise. A healthy stream sends a token (or, from Anthropic, a `ping`) every second or
+/// so, and no API pauses for long between two events once it writes: a minute is far past
+/// any pause of a healthy stream, and a fifth of the request timeout, so a hung connection is
+/// found and retried long before the request would time out.
+pub(crate) const DEFAULT_STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Longest provider error text kept when the body is not the provider's JSON error shape.
 const MAX_ERROR_BODY: usize = 512;
 
@@ -53,6 +60,10 @@ pub(crate) struct Transport {
     pub(crate) max_response_bytes: usize,
     pub(crate) max_event_bytes: usize,
     pub(crate) max_tool_calls: usize,
+    /// The longest wait between two events of a stream once its answer has begun.
+    pub(crate) stream_idle_timeout: Duration,
+    /// The longest wait for a stream's answer to begin; `None`: the request timeout.
+    pub(crate) first_event_timeout: Option<Duration>,
 }
 
 impl fmt::Debug for Transport {
@@ -65,6 +76,8 @@ impl fmt::Debug for Transport {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("max_event_bytes", &self.max_event_bytes)
             .field("max_tool_calls", &self.max_tool_calls)
+            .field("stream_idle_timeout", &self.stream_idle_timeout)
+            .field("first_event_timeout", &self.first_event_timeout())
             .finish_non_exhaustive()
     }
 }
@@ -80,7 +93,14 @@ impl Transport {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
+            stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
+            first_event_timeout: None,
         }
+    }
+
+    /// The longest wait for a stream's answer to begin: as set, else the request timeout.
+    pub(crate) fn first_event_timeout(&self) -> Duration {
+        self.first_event_timeout.unwrap_or(self.timeout)
     }
 
     pub(crate) fn set_client(&mut self, client: reqwest::Client) {
@@ -286,6 +306,24 @@ impl Failed {
             "the connection broke".to_owned()
         };
         Self::new(message, true).with_source(error)
+    }
+
+    /// A stream that sent no event within `limit`, the setting named `setting`: worth
+    /// retrying, as a timeout of the request before the answer began (`first_event_timeout`),
+    /// or as a broken stream after (`stream_idle_timeout`).
+    pub(crate) fn stalled(limit: Duration, setting: &str, begun: bool) -> Self {
+        let message = if begun {
+            format!(
+                "the stream sent no event for {} (`{setting}`)",
+                format_duration(limit)
+            )
+        } else {
+            format!(
+                "the answer did not begin within {} (`{setting}`)",
+                format_duration(limit)
+            )
+        };
+        Self::new(message, true)
     }
 
     /// A response body over the limit: not read further, not retried.
@@ -502,6 +540,29 @@ macro_rules! transport_setters {
         #[must_use]
         pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
             self.endpoint.transport.timeout = timeout;
+            self
+        }
+
+        /// The longest a stream may go without an event once its answer has begun (its first
+        /// text or tool call). Default 60 s: a healthy stream sends a token, or a `ping`,
+        /// every second or so. A stream that stalls longer is cut: before anything was passed
+        /// on the request is retried; after, the stream ends with a retryable error that says
+        /// it broke off, and an [`Agent`](crate::Agent) asks the turn again. The error names
+        /// the setting.
+        #[must_use]
+        pub fn stream_idle_timeout(mut self, limit: std::time::Duration) -> Self {
+            self.endpoint.transport.stream_idle_timeout = limit;
+            self
+        }
+
+        /// The longest wait for a stream's answer to begin, from sending the request (and
+        /// from each event that carries no answer yet, like a role-only first chunk). Default:
+        /// the request's [`timeout`](Self::timeout), since reasoning models can think for
+        /// minutes before they write. A stream whose answer does not begin in time is a
+        /// timeout of the request, retried as one; the error names the setting.
+        #[must_use]
+        pub fn first_event_timeout(mut self, limit: std::time::Duration) -> Self {
+            self.endpoint.transport.first_event_timeout = Some(limit);
             self
         }
 

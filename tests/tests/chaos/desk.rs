@@ -55,6 +55,10 @@ pub const PROVIDERS: [Provider; 2] = [Provider::OpenAi, Provider::Anthropic];
 pub struct Limits {
     pub max_retries: u32,
     pub timeout: Duration,
+    /// The providers' `stream_idle_timeout`, when not their default.
+    pub stream_idle: Option<Duration>,
+    /// The providers' `first_event_timeout`, when not their default.
+    pub first_event: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -62,8 +66,24 @@ impl Default for Limits {
         Self {
             max_retries: 2,
             timeout: Duration::from_secs(60),
+            stream_idle: None,
+            first_event: None,
         }
     }
+}
+
+/// Sets the idle limits of `limits` that are set on a provider `$model`.
+macro_rules! idle_limits {
+    ($model:expr, $limits:expr) => {{
+        let mut model = $model;
+        if let Some(idle) = $limits.stream_idle {
+            model = model.stream_idle_timeout(idle);
+        }
+        if let Some(first) = $limits.first_event {
+            model = model.first_event_timeout(first);
+        }
+        model
+    }};
 }
 
 impl Provider {
@@ -71,20 +91,22 @@ impl Provider {
     pub fn model(self, server: &Llmock, limits: Limits) -> Arc<dyn Model> {
         let delay = Duration::from_millis(20);
         match self {
-            Self::OpenAi => Arc::new(
+            Self::OpenAi => Arc::new(idle_limits!(
                 OpenAi::new("sk-chaos", "gpt-4o-mini")
                     .base_url(server.openai_base())
                     .retry_delay(delay)
                     .max_retries(limits.max_retries)
                     .timeout(limits.timeout),
-            ),
-            Self::Anthropic => Arc::new(
+                limits
+            )),
+            Self::Anthropic => Arc::new(idle_limits!(
                 Anthropic::new("sk-ant-chaos", "claude-sonnet-4-5")
                     .base_url(server.anthropic_base())
                     .retry_delay(delay)
                     .max_retries(limits.max_retries)
                     .timeout(limits.timeout),
-            ),
+                limits
+            )),
         }
     }
 }

@@ -90,3 +90,113 @@ async fn a_disconnected_stream_is_asked_again_as_a_turn() {
 async fn a_stream_with_a_malformed_event_is_asked_again_as_a_turn() {
     broken_once("malformed", 2).await;
 }
+
+#[tokio::test]
+async fn a_stream_stalled_after_it_began_is_cut_at_the_idle_limit_and_asked_again() {
+    let idle = Duration::from_secs(1);
+    let faults = Faults::none().chunk_delay(Duration::from_millis(20));
+    let Some(server) = Llmock::start("a stalled stream", &faults).await else {
+        return;
+    };
+    let limits = Limits {
+        stream_idle: Some(idle),
+        ..Limits::default()
+    };
+    for provider in PROVIDERS {
+        let what = format!("{provider:?}, a stall of 30 s after 2 chunks");
+        server.reset().await;
+        server
+            .script(
+                json!([{"type": "stream_fault", "kind": "stall", "after_chunks": 2,
+                            "stall_seconds": 30}]),
+            )
+            .await;
+        let desk = Arc::new(Desk::default());
+        let started = std::time::Instant::now();
+        let (events, result) = run_streamed(&agent(provider.model(&server, limits), &desk)).await;
+        let result = result.unwrap_or_else(|e| panic!("{what}: the run failed: {e}"));
+        assert_eq!(result.turns, 2, "{what}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{what}: {:?}",
+            started.elapsed()
+        );
+        let reason = events
+            .iter()
+            .find_map(|e| match e {
+                AgentEvent::TurnRestarted { reason, .. } => Some(reason),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{what}: no TurnRestarted"));
+        assert!(
+            reason.message().contains("(`stream_idle_timeout`)"),
+            "{what}: {reason}"
+        );
+        // The client hung up within the idle limit (and the slack of a loaded machine).
+        let journal = server.requests().await;
+        let stalled = journal
+            .iter()
+            .find(|r| {
+                r.fault
+                    .as_deref()
+                    .is_some_and(|f| f.starts_with("stream:stall"))
+            })
+            .unwrap_or_else(|| panic!("{what}: no stall in {journal:?}"));
+        let waited = stalled
+            .stall_waited
+            .expect("llmock says how long the client waited");
+        assert!(
+            waited < idle.as_secs_f64() + 1.5,
+            "{what}: the client sat through {waited} s of the stall"
+        );
+        check_run(&what, &server).await;
+    }
+}
+
+#[tokio::test]
+async fn a_stream_stalled_before_it_began_is_a_timeout_the_provider_retries() {
+    let first = Duration::from_secs(1);
+    let Some(server) = Llmock::start("a stream stalled at its start", &Faults::none()).await else {
+        return;
+    };
+    let limits = Limits {
+        first_event: Some(first),
+        ..Limits::default()
+    };
+    for provider in PROVIDERS {
+        let what = format!("{provider:?}, a stall of 30 s before the first chunk");
+        server.reset().await;
+        server
+            .script(
+                json!([{"type": "stream_fault", "kind": "stall", "after_chunks": 0,
+                            "stall_seconds": 30}]),
+            )
+            .await;
+        let desk = Arc::new(Desk::default());
+        let (events, result) = run_streamed(&agent(provider.model(&server, limits), &desk)).await;
+        result.unwrap_or_else(|e| panic!("{what}: the run failed: {e}"));
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::TurnRestarted { .. })),
+            "{what}: the provider retried it, before anything was shown"
+        );
+        let journal = server.requests().await;
+        let stalled = journal
+            .iter()
+            .find(|r| {
+                r.fault
+                    .as_deref()
+                    .is_some_and(|f| f.starts_with("stream:stall"))
+            })
+            .unwrap_or_else(|| panic!("{what}: no stall in {journal:?}"));
+        let waited = stalled
+            .stall_waited
+            .expect("llmock says how long the client waited");
+        assert!(
+            waited < first.as_secs_f64() + 1.5,
+            "{what}: waited {waited} s"
+        );
+        check_run(&what, &server).await;
+    }
+}

@@ -1,5 +1,5 @@
 //! Runs under every fault at once, injected at random by llmock: HTTP errors, truncated,
-//! disconnected and malformed streams. llmock's faults cannot be seeded, so each provider runs
+//! disconnected, malformed and stalled streams. llmock's faults cannot be seeded, so each provider runs
 //! enough times, streamed and whole, that a regression cannot hide: every run completes or
 //! ends, after its bounded retries, with a model error that says why; llmock's verdict of each
 //! run (its journal reset in between) has no failure; and no request carries the failed tool's
@@ -25,6 +25,8 @@ fn faults() -> Faults {
         .stream_fault(StreamFault::Truncate, 0.05)
         .stream_fault(StreamFault::Disconnect, 0.05)
         .stream_fault(StreamFault::Malformed, 0.03)
+        .stream_fault(StreamFault::Stall, 0.03)
+        .stall_seconds(30.0)
         .chunk_delay(Duration::from_millis(2))
 }
 
@@ -34,7 +36,9 @@ fn faults() -> Faults {
 fn limits() -> Limits {
     Limits {
         max_retries: 4,
-        timeout: Duration::from_secs(60),
+        stream_idle: Some(Duration::from_secs(1)),
+        first_event: Some(Duration::from_secs(2)),
+        ..Limits::default()
     }
 }
 

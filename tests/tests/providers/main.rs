@@ -9,6 +9,7 @@ mod anthropic;
 mod anthropic_stream;
 mod env;
 mod errors_once;
+mod idle;
 mod many_calls;
 mod openai;
 mod openai_stream;
