@@ -62,6 +62,14 @@ pub async fn run_live(agent: &Agent, input: &str) -> Result<AgentResult, AgentEr
                 println!();
                 line_open = false;
             }
+            // The turn's stream broke off: what was printed of it is void, and it starts over.
+            AgentEvent::TurnRestarted { reason, delay, .. } => {
+                if line_open {
+                    println!(" [cut off]");
+                    line_open = false;
+                }
+                println!("  (the answer broke off: {reason}; asking again in {delay:?})");
+            }
             AgentEvent::Finished(result) => {
                 if line_open {
                     println!();
