@@ -297,20 +297,31 @@ struct WireUsage {
     prompt_tokens: Option<u64>,
     #[serde(default)]
     completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<Value>,
+}
+
+impl WireUsage {
+    /// The prompt counts cached tokens too, which are also reported as cache reads.
+    fn usage(&self) -> Usage {
+        let cached = self
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.get("cached_tokens"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        Usage::new(
+            self.prompt_tokens.unwrap_or(0),
+            self.completion_tokens.unwrap_or(0),
+        )
+        .with_cache(cached, 0)
+    }
 }
 
 pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
     let completion: Completion =
         serde_json::from_slice(body).map_err(|e| unreadable("chat completion", e))?;
-    let usage = completion
-        .usage
-        .map(|u| {
-            Usage::new(
-                u.prompt_tokens.unwrap_or(0),
-                u.completion_tokens.unwrap_or(0),
-            )
-        })
-        .unwrap_or_default();
+    let usage = completion.usage.map(|u| u.usage()).unwrap_or_default();
     let Some(choice) = completion.choices.into_iter().next() else {
         // Some servers answer an error with a successful status.
         let error = completion.error.map(|error| json!({ "error": error }));
@@ -341,10 +352,12 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
         .unwrap_or_default()
         .into_iter()
         .enumerate()
-        .map(|(i, call)| ToolCall {
-            id: call.id.unwrap_or_else(|| format!("call_{i}")),
-            name: call.function.name,
-            arguments: arguments(call.function.arguments),
+        .map(|(i, call)| {
+            ToolCall::new(
+                call.id.unwrap_or_else(|| format!("call_{i}")),
+                call.function.name,
+                arguments(call.function.arguments),
+            )
         })
         .collect();
     Ok(ModelResponse {
@@ -586,10 +599,7 @@ impl Decode for Chunks {
             }
         }
         if let Some(usage) = chunk.usage {
-            answer.usage = Usage::new(
-                usage.prompt_tokens.unwrap_or(0),
-                usage.completion_tokens.unwrap_or(0),
-            );
+            answer.usage = usage.usage();
         }
         Ok(false)
     }

@@ -128,7 +128,11 @@ async fn reads_tool_use_blocks_and_counts_cached_input() {
             ),
         ]
     );
-    assert_eq!(response.usage, Usage::new(150 + 10 + 120, 87));
+    // input counts cached tokens too, which are also reported as cache reads and writes
+    assert_eq!(
+        response.usage,
+        Usage::new(150 + 10 + 120, 87).with_cache(120, 10)
+    );
 }
 
 /// Look up an order by id.
@@ -172,7 +176,11 @@ async fn an_agent_run_groups_tool_results_into_one_user_turn() {
     assert_eq!(result.tool_failures.len(), 1);
 
     let second = server.received()[1].json();
-    assert_eq!(second["system"], "You are a support agent.");
+    assert_eq!(
+        second["system"],
+        json!([{"type": "text", "text": "You are a support agent.",
+                "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(
         second["messages"],
         json!([
