@@ -19,7 +19,7 @@ use futures::StreamExt;
 use reticent::{Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage};
 use serde_json::Value;
 
-use crate::provider::{Received, Reply, TestServer};
+use crate::provider::{Received, TestServer};
 
 /// The settings a scenario gives the model; each provider applies them with its builder.
 #[derive(Clone, Copy, Debug)]
@@ -65,6 +65,10 @@ pub enum Piece<'a> {
     },
 }
 
+/// A call of a scripted answer: its id, the tool's name, and the arguments as the model wrote
+/// them.
+pub type Call<'a> = (&'a str, &'a str, &'a str);
+
 /// A tool result as a request carries it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SentResult {
@@ -91,7 +95,7 @@ pub struct Spec {
     pub path: fn(bool) -> String,
     /// A whole answer with this text (or none) and these calls (id, name, arguments as the
     /// model wrote them), which used 10 tokens in (4 of them read from the cache) and 5 out.
-    pub answer: fn(Option<&str>, &[(&str, &str, &str)]) -> String,
+    pub answer: fn(Option<&str>, &[Call<'_>]) -> String,
     /// A streamed answer of these pieces, with the same usage as `answer`.
     pub stream: fn(&[Piece<'_>]) -> String,
     /// Whether the API streams a call's arguments in fragments (else each call whole).
@@ -180,17 +184,11 @@ pub fn check_request(spec: &Spec, received: &Received, stream: bool) {
     );
 }
 
-/// The tool call `id` to `name` with these arguments, as the provider reads it (without the
-/// state a provider keeps with it).
+/// `call` as the provider reads it, without the state a provider keeps with it.
 pub fn bare(call: &ToolCall) -> ToolCall {
     ToolCall::new(
         call.id.clone(),
         call.name.clone(),
         call.arguments.value().clone(),
     )
-}
-
-/// A reply of the script: a whole answer.
-pub fn json(body: String) -> Reply {
-    Reply::json(body)
 }

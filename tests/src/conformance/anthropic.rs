@@ -6,7 +6,7 @@ use std::time::Duration;
 use reticent::providers::anthropic::Anthropic;
 use serde_json::{Value, json};
 
-use super::{Piece, SentResult, Settings, Spec};
+use super::{Call, Piece, SentResult, Settings, Spec};
 use crate::provider::{ANTHROPIC_KEY, TestServer};
 
 /// How the API spells answers and requests.
@@ -45,7 +45,7 @@ fn usage() -> Value {
            "output_tokens": 5})
 }
 
-fn answer(text: Option<&str>, calls: &[(&str, &str, &str)]) -> String {
+fn answer(text: Option<&str>, calls: &[Call<'_>]) -> String {
     let mut content = Vec::new();
     if let Some(text) = text {
         content.push(json!({"type": "text", "text": text}));

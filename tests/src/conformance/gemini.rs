@@ -6,7 +6,7 @@ use std::time::Duration;
 use reticent::providers::gemini::Gemini;
 use serde_json::{Value, json};
 
-use super::{Piece, SentResult, Settings, Spec};
+use super::{Call, Piece, SentResult, Settings, Spec};
 use crate::provider::TestServer;
 
 /// The Gemini API key of the tests.
@@ -70,7 +70,7 @@ fn chunk(parts: Vec<Value>, finish: Option<&str>, usage: Option<Value>) -> Value
     body
 }
 
-fn answer(text: Option<&str>, calls: &[(&str, &str, &str)]) -> String {
+fn answer(text: Option<&str>, calls: &[Call<'_>]) -> String {
     let mut parts = Vec::new();
     if let Some(text) = text {
         parts.push(json!({"text": text}));

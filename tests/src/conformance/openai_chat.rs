@@ -6,7 +6,7 @@ use std::time::Duration;
 use reticent::providers::openai::OpenAi;
 use serde_json::{Value, json};
 
-use super::{Piece, SentResult, Settings, Spec};
+use super::{Call, Piece, SentResult, Settings, Spec};
 use crate::provider::{OPENAI_KEY, TestServer};
 
 /// How the API spells answers and requests.
@@ -43,7 +43,7 @@ fn usage() -> Value {
            "prompt_tokens_details": {"cached_tokens": 4}})
 }
 
-fn answer(text: Option<&str>, calls: &[(&str, &str, &str)]) -> String {
+fn answer(text: Option<&str>, calls: &[Call<'_>]) -> String {
     let calls: Vec<Value> = calls
         .iter()
         .map(|(id, name, arguments)| {

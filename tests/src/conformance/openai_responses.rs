@@ -6,7 +6,7 @@ use std::time::Duration;
 use reticent::providers::openai_responses::OpenAiResponses;
 use serde_json::{Value, json};
 
-use super::{Piece, SentResult, Settings, Spec};
+use super::{Call, Piece, SentResult, Settings, Spec};
 use crate::provider::{OPENAI_KEY, TestServer};
 
 /// How the API spells answers and requests.
@@ -45,7 +45,7 @@ fn usage() -> Value {
 }
 
 /// The output items of an answer.
-fn output(text: Option<&str>, calls: &[(&str, &str, &str)]) -> Vec<Value> {
+fn output(text: Option<&str>, calls: &[Call<'_>]) -> Vec<Value> {
     let mut output = Vec::new();
     if let Some(text) = text {
         output.push(
@@ -68,7 +68,7 @@ fn response(output: Vec<Value>) -> Value {
            "output": output, "usage": usage()})
 }
 
-fn answer(text: Option<&str>, calls: &[(&str, &str, &str)]) -> String {
+fn answer(text: Option<&str>, calls: &[Call<'_>]) -> String {
     response(output(text, calls)).to_string()
 }
 
