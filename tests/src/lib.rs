@@ -18,6 +18,8 @@
 //!   did;
 //! - [`pattern`]: a `pattern` whose match cannot finish, tools that carry it, and a guard for a
 //!   test whose check may stall its thread;
+//! - [`llmock`]: the fault-injecting mock of the model APIs, run as a child process, with its
+//!   journal of requests and its verdict on the client;
 //! - [`restate_desk`]: what the `restate_desk` service and the `restate` tests agree on.
 #![warn(
     missing_docs,
@@ -29,6 +31,7 @@
 
 pub mod conformance;
 pub mod leak;
+pub mod llmock;
 pub mod mcp;
 pub mod pattern;
 pub mod provider;
