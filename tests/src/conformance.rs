@@ -1,6 +1,7 @@
 //! The provider conformance suite: how each HTTP provider's API spells an answer (a
 //! [`Spec`]), and the scenarios every provider must pass, run over all of them by
-//! `tests/tests/providers/conformance.rs` against the scripted server on loopback.
+//! `tests/tests/providers/conformance.rs` against the scripted server on loopback, and by
+//! `tests/tests/providers/llmock.rs` against the independent mock llmock.
 //!
 //! A scenario is written once against [`Spec`]: text, a tool call, parallel calls, a failed
 //! tool whose secret never reaches the request bytes, streaming with arguments split in
@@ -19,6 +20,7 @@ use futures::StreamExt;
 use reticent::{Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage};
 use serde_json::Value;
 
+use crate::llmock::Llmock;
 use crate::provider::{Received, TestServer};
 
 /// The settings a scenario gives the model; each provider applies them with its builder.
@@ -89,6 +91,8 @@ pub struct Spec {
     pub model: fn(&TestServer, Settings) -> Arc<dyn Model>,
     /// `Debug` of that model.
     pub debug: fn(&TestServer) -> String,
+    /// The model at llmock's base URL for the API, retrying quickly, with `settings`.
+    pub at_llmock: fn(&Llmock, Settings) -> Arc<dyn Model>,
     /// The API key the model sends, and the header it goes in (with its prefix).
     pub key: (&'static str, &'static str),
     /// The path of a request, streamed or not.

@@ -15,6 +15,7 @@ pub fn spec() -> Spec {
         name: "anthropic",
         model: |server, settings| Arc::new(build(server, settings)),
         debug: |server| format!("{:?}", build(server, Settings::default())),
+        at_llmock: |llmock, settings| Arc::new(build_at(llmock.anthropic_base(), settings)),
         key: (ANTHROPIC_KEY, "x-api-key"),
         path: |_| "/v1/messages".to_owned(),
         answer,
@@ -30,8 +31,13 @@ pub fn spec() -> Spec {
 
 /// `Anthropic` at `server`, retrying quickly, with `settings`.
 pub fn build(server: &TestServer, settings: Settings) -> Anthropic {
+    build_at(server.url.clone(), settings)
+}
+
+/// `Anthropic` at the base URL `base`, retrying quickly, with `settings`.
+pub fn build_at(base: String, settings: Settings) -> Anthropic {
     Anthropic::new(ANTHROPIC_KEY, "claude-sonnet-4-5")
-        .base_url(&server.url)
+        .base_url(base)
         .retry_delay(Duration::from_millis(5))
         .timeout(Duration::from_secs(10))
         .max_retries(settings.max_retries)

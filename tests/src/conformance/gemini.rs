@@ -18,6 +18,7 @@ pub fn spec() -> Spec {
         name: "gemini",
         model: |server, settings| Arc::new(build(server, settings)),
         debug: |server| format!("{:?}", build(server, Settings::default())),
+        at_llmock: |llmock, settings| Arc::new(build_at(llmock.gemini_base(), settings)),
         key: (GEMINI_KEY, "x-goog-api-key"),
         path: |stream| {
             if stream {
@@ -39,8 +40,13 @@ pub fn spec() -> Spec {
 
 /// `Gemini` at `server`, retrying quickly, with `settings`.
 pub fn build(server: &TestServer, settings: Settings) -> Gemini {
+    build_at(format!("{}/v1beta", server.url), settings)
+}
+
+/// `Gemini` at the base URL `base`, retrying quickly, with `settings`.
+pub fn build_at(base: String, settings: Settings) -> Gemini {
     Gemini::new(GEMINI_KEY, "gemini-2.5-flash")
-        .base_url(format!("{}/v1beta", server.url))
+        .base_url(base)
         .retry_delay(Duration::from_millis(5))
         .timeout(Duration::from_secs(10))
         .max_retries(settings.max_retries)

@@ -15,6 +15,7 @@ pub fn spec() -> Spec {
         name: "openai",
         model: |server, settings| Arc::new(build(server, settings)),
         debug: |server| format!("{:?}", build(server, Settings::default())),
+        at_llmock: |llmock, settings| Arc::new(build_at(llmock.openai_base(), settings)),
         key: (OPENAI_KEY, "authorization"),
         path: |_| "/v1/chat/completions".to_owned(),
         answer,
@@ -29,8 +30,13 @@ pub fn spec() -> Spec {
 
 /// `OpenAi` at `server`, retrying quickly, with `settings`.
 pub fn build(server: &TestServer, settings: Settings) -> OpenAi {
+    build_at(format!("{}/v1", server.url), settings)
+}
+
+/// `OpenAi` at the base URL `base`, retrying quickly, with `settings`.
+pub fn build_at(base: String, settings: Settings) -> OpenAi {
     OpenAi::new(OPENAI_KEY, "gpt-4o-mini")
-        .base_url(format!("{}/v1", server.url))
+        .base_url(base)
         .retry_delay(Duration::from_millis(5))
         .timeout(Duration::from_secs(10))
         .max_retries(settings.max_retries)

@@ -12,22 +12,22 @@ use reticent_tests::provider::{Reply, TestServer};
 use serde_json::json;
 
 /// A secret in a tool's error message: the caller gets it, no request ever carries it.
-const CANARY: &str = "CANARY-c0nf0rm-51";
+pub(crate) const CANARY: &str = "CANARY-c0nf0rm-51";
 
 #[derive(Debug, thiserror::Error)]
 #[error("the gateway refused the charge: dsn=postgres://billing:{0}@db.internal")]
-struct GatewayError(&'static str);
+pub(crate) struct GatewayError(&'static str);
 
 /// Charge the customer's card.
 #[reticent::tool]
-async fn charge_card(amount_cents: u64) -> Result<String, GatewayError> {
+pub(crate) async fn charge_card(amount_cents: u64) -> Result<String, GatewayError> {
     let _ = amount_cents;
     Err(GatewayError(CANARY))
 }
 
 /// Look up an order by id.
 #[reticent::tool]
-async fn lookup_order(order_id: String) -> String {
+pub(crate) async fn lookup_order(order_id: String) -> String {
     format!("{order_id} has shipped")
 }
 

@@ -1,7 +1,7 @@
 //! The HTTP providers against a scripted server on loopback: OpenAI Chat Completions and
-//! Responses, Anthropic Messages and Gemini, the conformance suite all of them pass, choosing
-//! a provider from a `PROVIDER:MODEL` spec, the schema dialects, and answers with too many
-//! tool calls.
+//! Responses, Anthropic Messages and Gemini, the conformance suite all of them pass (and its
+//! runs against llmock), state a provider needs back, choosing a provider from a
+//! `PROVIDER:MODEL` spec, the schema dialects, and answers with too many tool calls.
 //!
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
 #![forbid(unsafe_code)]
@@ -11,6 +11,7 @@ mod anthropic_stream;
 mod conformance;
 mod env;
 mod gemini;
+mod llmock;
 mod many_calls;
 mod openai;
 mod openai_responses;
