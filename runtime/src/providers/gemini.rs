@@ -466,6 +466,13 @@ impl Decode for Chunks {
         let chunk: Response = serde_json::from_str(&event.data)
             .map_err(|e| unreadable_event("Gemini response chunk", e))?;
         if let Some(error) = &chunk.error {
+            // `{"code": 503, "message": .., "status": "UNAVAILABLE"}`: the status is its kind
+            let mut error = error.clone();
+            if let Some(status) = error.get("status").cloned()
+                && let Some(fields) = error.as_object_mut()
+            {
+                fields.insert("type".into(), status);
+            }
             return Err(error_event(&json!({ "error": error })));
         }
         if let Some(reason) = refusal(&chunk) {

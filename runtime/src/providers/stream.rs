@@ -246,6 +246,11 @@ pub(crate) fn error_event(value: &Value) -> Failed {
                 | "rate_limit_error"
                 | "timeout_error"
                 | "server_error"
+                // Gemini's statuses
+                | "UNAVAILABLE"
+                | "RESOURCE_EXHAUSTED"
+                | "INTERNAL"
+                | "DEADLINE_EXCEEDED"
         )
     );
     Failed::new(format!("the stream sent an error: {message}"), retryable)

@@ -9,6 +9,7 @@ use reticent::{
 };
 use reticent_tests::conformance::gemini::{GEMINI_KEY, build};
 use reticent_tests::conformance::{Settings, collect, request};
+use reticent_tests::provider::stream::Wire;
 use reticent_tests::provider::{Reply, TestServer, order_tools};
 use serde_json::{Value, json};
 
@@ -204,3 +205,91 @@ async fn from_env_reads_the_key_and_a_models_prefix_is_dropped() {
         "the environment variable `GEMINI_API_KEY` is not set"
     );
 }
+
+/// Bodies no server should send, read by both new providers' parsers, whole and streamed:
+/// nothing panics, and an error says briefly what was wrong (never the 1 MiB it was given).
+#[test]
+fn hostile_bodies_are_refused_briefly() {
+    use reticent::providers::__fuzz::{
+        parse_gemini, parse_openai_responses, read_gemini_stream, read_openai_responses_stream,
+    };
+    let huge = "x".repeat(1 << 20);
+    let bodies = [
+        String::new(),
+        "{".to_owned(),
+        "[]".to_owned(),
+        "null".to_owned(),
+        json!({"candidates": "many"}).to_string(),
+        json!({"candidates": [{"content": {"parts": [{"functionCall": {"name": 7}}]}}]})
+            .to_string(),
+        json!({"candidates": [{"finishReason": huge, "finishMessage": huge}]}).to_string(),
+        json!({"promptFeedback": {"blockReason": huge}}).to_string(),
+        json!({"usageMetadata": {"promptTokenCount": -1}}).to_string(),
+        json!({"candidates": [{"content": {"parts": [{"text": huge, "thoughtSignature": 3}]}}]})
+            .to_string(),
+        json!({"status": "incomplete", "incomplete_details": {"reason": huge}}).to_string(),
+        json!({"status": "failed", "error": {"message": huge, "code": huge}}).to_string(),
+        json!({"output": [{"type": "function_call", "name": 7}]}).to_string(),
+        json!({"output": [{"type": "function_call", "call_id": "c"}]}).to_string(),
+        json!({"output": "none", "usage": {"input_tokens": "many"}}).to_string(),
+        json!({"error": {"message": huge}}).to_string(),
+        format!("{{\"candidates\": [{{\"content\": {{\"parts\": [{{\"text\": \"{huge}"),
+    ];
+    let limit = |what: &str, message: &str| {
+        assert!(
+            message.len() < 2048,
+            "{what}: the error is {} bytes long",
+            message.len()
+        );
+    };
+    for body in &bodies {
+        for (name, parse) in [
+            ("gemini", parse_gemini as fn(&[u8]) -> _),
+            ("responses", parse_openai_responses),
+        ] {
+            if let Err(error) = parse(body.as_bytes()) {
+                limit(name, error.message());
+            }
+        }
+        let event = format!("data: {body}\n\n");
+        for read in [read_gemini_stream, read_openai_responses_stream] {
+            for item in read(event.as_bytes(), 7, 2 << 20, 4 << 20, 8) {
+                if let Err(error) = item {
+                    limit("a stream", error.message());
+                }
+            }
+        }
+    }
+}
+
+fn chunk(parts: Value, end: bool) -> String {
+    let mut data = json!({"candidates": [{"content": {"role": "model", "parts": parts}}]});
+    if end {
+        data["candidates"][0]["finishReason"] = json!("STOP");
+        data["usageMetadata"] = json!({"promptTokenCount": 10, "candidatesTokenCount": 5});
+    }
+    format!("data: {data}\n\n")
+}
+
+fn wire() -> Wire<Gemini> {
+    Wire {
+        model: |server| build(server, Settings::default()),
+        start: String::new,
+        text: |text| chunk(json!([{ "text": text }]), false),
+        end: || chunk(json!([{"text": ""}]), true),
+        error: |status, message| {
+            let data = json!({"error": {"code": 503, "message": message, "status": status}});
+            format!("data: {data}\n\n")
+        },
+        passing_error: "UNAVAILABLE",
+        unauthorized: |message| {
+            json!({"error": {"code": 401, "message": message, "status": "UNAUTHENTICATED"}})
+                .to_string()
+        },
+        key: GEMINI_KEY,
+        max_event_bytes: Gemini::max_event_bytes,
+        max_response_bytes: Gemini::max_response_bytes,
+    }
+}
+
+reticent_tests::stream_scenarios!(wire());

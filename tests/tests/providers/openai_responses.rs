@@ -6,8 +6,9 @@ use reticent::providers::openai_responses::OpenAiResponses;
 use reticent::{Message, Model, ModelRequest, SchemaDialect, ToolCall, ToolResult};
 use reticent_tests::conformance::openai_responses::build;
 use reticent_tests::conformance::{Settings, collect, request};
-use reticent_tests::provider::{Reply, TestServer, order_tools};
-use serde_json::json;
+use reticent_tests::provider::stream::Wire;
+use reticent_tests::provider::{OPENAI_KEY, Reply, TestServer, order_tools};
+use serde_json::{Value, json};
 
 fn text_answer() -> String {
     json!({"id": "resp_1", "status": "completed", "output": [
@@ -138,3 +139,38 @@ async fn an_error_event_is_the_providers_error() {
     // a server error is retried while nothing was passed on
     assert_eq!(server.received().len(), 3);
 }
+
+fn event(data: Value) -> String {
+    format!(
+        "event: {}\ndata: {data}\n\n",
+        data["type"].as_str().unwrap()
+    )
+}
+
+fn wire() -> Wire<OpenAiResponses> {
+    Wire {
+        model: |server| build(server, Settings::default()),
+        start: || event(json!({"type": "response.created", "response": {"id": "resp_1"}})),
+        text: |text| {
+            event(
+                json!({"type": "response.output_text.delta", "item_id": "msg_1",
+                         "output_index": 0, "content_index": 0, "delta": text}),
+            )
+        },
+        end: || {
+            event(json!({"type": "response.completed", "response": {
+                "id": "resp_1", "status": "completed", "output": [],
+                "usage": {"input_tokens": 10, "output_tokens": 5}}}))
+        },
+        error: |code, message| event(json!({"type": "error", "code": code, "message": message})),
+        passing_error: "server_error",
+        unauthorized: |message| {
+            json!({"error": {"type": "invalid_request_error", "message": message}}).to_string()
+        },
+        key: OPENAI_KEY,
+        max_event_bytes: OpenAiResponses::max_event_bytes,
+        max_response_bytes: OpenAiResponses::max_response_bytes,
+    }
+}
+
+reticent_tests::stream_scenarios!(wire());
