@@ -22,7 +22,7 @@
 //! - with [`Anthropic::strict`], tools whose schema qualifies carry `"strict": true`;
 //! - usage: `input_tokens` counts cached input too, and the cache reads and writes
 //!   (`cache_read_input_tokens`, `cache_creation_input_tokens`) are reported apart;
-//! - [`Model::stream`] asks for `"stream": true` and reads the events from `message_start` to
+//! - [`Model::stream`](crate::Model::stream) asks for `"stream": true` and reads the events from `message_start` to
 //!   `message_stop`: `text_delta`s are text, `input_json_delta` fragments are the arguments of
 //!   the `tool_use` block they name, thinking blocks and `ping`s are skipped, and an `error`
 //!   event is an error.
@@ -36,8 +36,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ConfigError;
-use super::endpoint::{Endpoint, Wire, endpoint_model, key_and_base_url};
+use super::endpoint::{Endpoint, Wire, endpoint_model};
 use super::http::{Failed, error_message, join, secret_header, unreadable, unreadable_event};
 use super::sse::SseEvent;
 use super::stream::{Assembly, Decode, error_event};
@@ -85,33 +84,6 @@ impl Anthropic {
         }
     }
 
-    /// The model `model`, with the key from `ANTHROPIC_API_KEY` and the endpoint from
-    /// `ANTHROPIC_BASE_URL` (default [`Anthropic::DEFAULT_BASE_URL`]).
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ConfigError> {
-        Self::from_lookup(&model.into(), &super::env)
-    }
-
-    pub(super) fn from_lookup(
-        model: &str,
-        lookup: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let (api_key, base_url) =
-            key_and_base_url(lookup, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", false)?;
-        let model = Self::new(api_key, model);
-        Ok(match base_url {
-            Some(url) => model.base_url(url),
-            None => model,
-        })
-    }
-
-    /// The endpoint, without the version: `https://api.anthropic.com`. Requests go to
-    /// `{base_url}/v1/messages`.
-    #[must_use]
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.endpoint.base_url = url.into();
-        self
-    }
-
     /// The most tokens one response may have (`max_tokens`, which the API requires).
     /// Default 4096.
     #[must_use]
@@ -142,15 +114,17 @@ impl Anthropic {
         self
     }
 
+    super::endpoint::endpoint_setters!(
+        key: "ANTHROPIC_API_KEY",
+        base: "ANTHROPIC_BASE_URL",
+        key_optional: false,
+        endpoint: "The endpoint, without the version: `https://api.anthropic.com`. Requests go to `{base_url}/v1/messages`.",
+    );
+
     super::http::transport_setters!(
         retried: "`408`, `429` or `5xx` (including `529 overloaded`)",
         params: "`temperature`, `top_p` or `thinking`",
     );
-
-    /// The model's name.
-    pub fn model(&self) -> &str {
-        &self.endpoint.model
-    }
 }
 
 impl Wire for Messages {

@@ -44,8 +44,7 @@ use reqwest::header::{HeaderMap, HeaderName};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ConfigError;
-use super::endpoint::{Endpoint, Wire, endpoint_model, key_and_base_url};
+use super::endpoint::{Endpoint, Wire, endpoint_model};
 use super::http::{Failed, error_message, join, secret_header, unreadable, unreadable_event};
 use super::sse::SseEvent;
 use super::stream::{Assembly, Decode, error_event};
@@ -94,43 +93,17 @@ impl Gemini {
         }
     }
 
-    /// The model `model`, with the key from `GEMINI_API_KEY` and the endpoint from
-    /// `GEMINI_BASE_URL` (default [`Gemini::DEFAULT_BASE_URL`]).
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ConfigError> {
-        Self::from_lookup(&model.into(), &super::env)
-    }
-
-    pub(super) fn from_lookup(
-        model: &str,
-        lookup: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let (api_key, base_url) =
-            key_and_base_url(lookup, "GEMINI_API_KEY", "GEMINI_BASE_URL", false)?;
-        let model = Self::new(api_key, model);
-        Ok(match base_url {
-            Some(url) => model.base_url(url),
-            None => model,
-        })
-    }
-
-    /// The endpoint, up to and including the version:
-    /// `https://generativelanguage.googleapis.com/v1beta`. Requests go to
-    /// `{base_url}/models/{model}:generateContent`.
-    #[must_use]
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.endpoint.base_url = url.into();
-        self
-    }
+    super::endpoint::endpoint_setters!(
+        key: "GEMINI_API_KEY",
+        base: "GEMINI_BASE_URL",
+        key_optional: false,
+        endpoint: "The endpoint, up to and including the version: `https://generativelanguage.googleapis.com/v1beta`. Requests go to `{base_url}/models/{model}:generateContent`.",
+    );
 
     super::http::transport_setters!(
         retried: "`408`, `429` or `5xx`",
         params: "`generationConfig`, `safetySettings` or `toolConfig`",
     );
-
-    /// The model's name.
-    pub fn model(&self) -> &str {
-        &self.endpoint.model
-    }
 }
 
 impl Wire for GenerateContent {

@@ -43,8 +43,7 @@ use reqwest::header::HeaderMap;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ConfigError;
-use super::endpoint::{Endpoint, Wire, endpoint_model, key_and_base_url};
+use super::endpoint::{Endpoint, Wire, endpoint_model};
 use super::http::{Failed, error_message, join, unreadable, unreadable_event};
 use super::openai::bearer;
 use super::sse::SseEvent;
@@ -94,34 +93,6 @@ impl OpenAiResponses {
         }
     }
 
-    /// The model `model`, with the key from `OPENAI_API_KEY` and the endpoint from
-    /// `OPENAI_BASE_URL` (default [`OpenAiResponses::DEFAULT_BASE_URL`]). The key may be
-    /// missing only when a base URL is set, for servers that need none.
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ConfigError> {
-        Self::from_lookup(&model.into(), &super::env)
-    }
-
-    pub(super) fn from_lookup(
-        model: &str,
-        lookup: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let (api_key, base_url) =
-            key_and_base_url(lookup, "OPENAI_API_KEY", "OPENAI_BASE_URL", true)?;
-        let model = Self::new(api_key, model);
-        Ok(match base_url {
-            Some(url) => model.base_url(url),
-            None => model,
-        })
-    }
-
-    /// The endpoint, up to and including the version: `https://api.openai.com/v1`. Requests
-    /// go to `{base_url}/responses`.
-    #[must_use]
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.endpoint.base_url = url.into();
-        self
-    }
-
     /// Sends tool schemas in strict mode (`"strict": true`, schemas converted with
     /// [`SchemaDialect::OpenAiStrict`]). On by default; off sends `"strict": false`.
     #[must_use]
@@ -147,15 +118,17 @@ impl OpenAiResponses {
         self
     }
 
+    super::endpoint::endpoint_setters!(
+        key: "OPENAI_API_KEY",
+        base: "OPENAI_BASE_URL",
+        key_optional: true,
+        endpoint: "The endpoint, up to and including the version: `https://api.openai.com/v1`. Requests go to `{base_url}/responses`.",
+    );
+
     super::http::transport_setters!(
         retried: "`408`, `429` or `5xx`",
         params: "`reasoning`, `max_output_tokens`, `temperature` or `truncation`",
     );
-
-    /// The model's name.
-    pub fn model(&self) -> &str {
-        &self.endpoint.model
-    }
 }
 
 impl Wire for Responses {
