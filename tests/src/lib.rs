@@ -10,6 +10,8 @@
 //!   hostile server `hostile_mcp` (in `src/bin/`) answers;
 //! - [`provider`]: a scripted HTTP/1.1 server on loopback for the providers, the fixtures, and
 //!   the streaming scenarios every provider must pass;
+//! - [`conformance`]: how each provider's API spells an answer, for the conformance suite
+//!   every provider passes;
 //! - [`leak`]: the failing tools, strategies and checks of the leak property and the canary
 //!   tests;
 //! - [`shop`]: the tools of the approval, resume and step-executor tests, which count what they
@@ -27,6 +29,7 @@
 )]
 #![forbid(unsafe_code)]
 
+pub mod conformance;
 pub mod leak;
 pub mod llmock;
 pub mod mcp;

@@ -5,7 +5,8 @@
 //! bound on tool calls, and streaming through [`post_stream`].
 //!
 //! A provider's public type holds an `Endpoint<ItsWire>` named `endpoint` and gets its shared
-//! builder methods from [`transport_setters!`](super::http::transport_setters) and its
+//! builder methods from [`transport_setters!`](super::http::transport_setters) and
+//! [`endpoint_setters!`] (`from_env`, `base_url`, `model`), and its
 //! [`Model`](crate::Model) and `Debug` implementations from [`endpoint_model!`]. A setting
 //! added to the [`Transport`] (and its setter to the macro) applies to every provider at once.
 //! docs/providers.md has the checklist of what a new provider writes and tests.
@@ -166,6 +167,55 @@ macro_rules! endpoint_model {
     };
 }
 pub(crate) use endpoint_model;
+
+/// The builder methods every provider shares that name its own variables and endpoint:
+/// `from_env` (reading `$key` and `$base`; with `key_optional`, a base URL without a key is
+/// enough, for servers that need none), `base_url` (documented with `$endpoint`, what the
+/// base URL includes and where requests go) and `model`.
+macro_rules! endpoint_setters {
+    (key: $key:literal, base: $base:literal, key_optional: $optional:tt, endpoint: $endpoint:literal $(,)?) => {
+        #[doc = concat!(
+            "The model `model`, with the key from `", $key, "` and the endpoint from `", $base,
+            "` (default [`Self::DEFAULT_BASE_URL`]).",
+            $crate::providers::endpoint::endpoint_setters!(@optional $optional),
+        )]
+        pub fn from_env(model: impl Into<String>) -> Result<Self, super::ConfigError> {
+            Self::from_lookup(&model.into(), &super::env)
+        }
+
+        pub(super) fn from_lookup(
+            model: &str,
+            lookup: &dyn Fn(&str) -> Option<String>,
+        ) -> Result<Self, super::ConfigError> {
+            let (api_key, base_url) =
+                super::endpoint::key_and_base_url(lookup, $key, $base, $optional)?;
+            let model = Self::new(api_key, model);
+            Ok(match base_url {
+                Some(url) => model.base_url(url),
+                None => model,
+            })
+        }
+
+        #[doc = $endpoint]
+        #[must_use]
+        pub fn base_url(mut self, url: impl Into<String>) -> Self {
+            self.endpoint.base_url = url.into();
+            self
+        }
+
+        /// The model's name.
+        pub fn model(&self) -> &str {
+            &self.endpoint.model
+        }
+    };
+    (@optional true) => {
+        " The key may be missing only when a base URL is set, for servers that need none."
+    };
+    (@optional false) => {
+        ""
+    };
+}
+pub(crate) use endpoint_setters;
 
 /// The key and base URL of a provider from `lookup`: `key_var` and `base_var`. Without a key,
 /// a base URL is enough when `key_optional_with_base_url` (servers that need none).

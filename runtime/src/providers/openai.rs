@@ -26,7 +26,7 @@
 //!   arguments, so the model can correct the call;
 //! - tool schemas are sent in [`SchemaDialect::OpenAiStrict`] with `"strict": true` unless
 //!   [`OpenAi::strict`] turns it off;
-//! - [`Model::stream`] asks for `"stream": true` with `stream_options.include_usage`:
+//! - [`Model::stream`](crate::Model::stream) asks for `"stream": true` with `stream_options.include_usage`:
 //!   `content` and `refusal` deltas are text, `tool_calls` fragments are matched to their call
 //!   by `index`, the usage comes in the last chunk, and `data: [DONE]` ends the stream.
 //!
@@ -40,8 +40,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ConfigError;
-use super::endpoint::{Endpoint, Wire, endpoint_model, key_and_base_url};
+use super::endpoint::{Endpoint, Wire, endpoint_model};
 use super::http::{Failed, error_message, join, secret_header, unreadable, unreadable_event};
 use super::stream::{Assembly, Decode, arguments_from_text, error_event};
 use crate::model::SchemaDialect;
@@ -81,38 +80,10 @@ impl OpenAi {
         }
     }
 
-    /// The model `model`, with the key from `OPENAI_API_KEY` and the endpoint from
-    /// `OPENAI_BASE_URL` (default [`OpenAi::DEFAULT_BASE_URL`]). The key may be missing only
-    /// when a base URL is set, for servers that need none.
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ConfigError> {
-        Self::from_lookup(&model.into(), &super::env)
-    }
-
-    pub(super) fn from_lookup(
-        model: &str,
-        lookup: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let (api_key, base_url) =
-            key_and_base_url(lookup, "OPENAI_API_KEY", "OPENAI_BASE_URL", true)?;
-        let model = Self::new(api_key, model);
-        Ok(match base_url {
-            Some(url) => model.base_url(url),
-            None => model,
-        })
-    }
-
     pub(super) fn ollama_from_lookup(model: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Self {
         Self::new("", model)
             .base_url(ollama_base_url(lookup))
             .strict(false)
-    }
-
-    /// The endpoint, up to and including the version: `https://api.openai.com/v1`,
-    /// `http://localhost:11434/v1`. Requests go to `{base_url}/chat/completions`.
-    #[must_use]
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.endpoint.base_url = url.into();
-        self
     }
 
     /// Sends tool schemas in OpenAI's strict mode (`"strict": true`, schemas converted with
@@ -125,15 +96,17 @@ impl OpenAi {
         self
     }
 
+    super::endpoint::endpoint_setters!(
+        key: "OPENAI_API_KEY",
+        base: "OPENAI_BASE_URL",
+        key_optional: true,
+        endpoint: "The endpoint, up to and including the version: `https://api.openai.com/v1`, `http://localhost:11434/v1`. Requests go to `{base_url}/chat/completions`.",
+    );
+
     super::http::transport_setters!(
         retried: "`408`, `409`, `429` or `5xx`",
         params: "`temperature`, `max_completion_tokens`, `seed` or `reasoning_effort`",
     );
-
-    /// The model's name.
-    pub fn model(&self) -> &str {
-        &self.endpoint.model
-    }
 }
 
 /// `Authorization: Bearer KEY`, or no header for an empty key (local servers).
@@ -297,20 +270,31 @@ struct WireUsage {
     prompt_tokens: Option<u64>,
     #[serde(default)]
     completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<Value>,
+}
+
+impl WireUsage {
+    /// The prompt counts cached tokens too, which are also reported as cache reads.
+    fn usage(&self) -> Usage {
+        let cached = self
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.get("cached_tokens"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        Usage::new(
+            self.prompt_tokens.unwrap_or(0),
+            self.completion_tokens.unwrap_or(0),
+        )
+        .with_cache(cached, 0)
+    }
 }
 
 pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
     let completion: Completion =
         serde_json::from_slice(body).map_err(|e| unreadable("chat completion", e))?;
-    let usage = completion
-        .usage
-        .map(|u| {
-            Usage::new(
-                u.prompt_tokens.unwrap_or(0),
-                u.completion_tokens.unwrap_or(0),
-            )
-        })
-        .unwrap_or_default();
+    let usage = completion.usage.map(|u| u.usage()).unwrap_or_default();
     let Some(choice) = completion.choices.into_iter().next() else {
         // Some servers answer an error with a successful status.
         let error = completion.error.map(|error| json!({ "error": error }));
@@ -341,10 +325,12 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
         .unwrap_or_default()
         .into_iter()
         .enumerate()
-        .map(|(i, call)| ToolCall {
-            id: call.id.unwrap_or_else(|| format!("call_{i}")),
-            name: call.function.name,
-            arguments: arguments(call.function.arguments),
+        .map(|(i, call)| {
+            ToolCall::new(
+                call.id.unwrap_or_else(|| format!("call_{i}")),
+                call.function.name,
+                arguments(call.function.arguments),
+            )
         })
         .collect();
     Ok(ModelResponse {
@@ -590,10 +576,7 @@ impl Decode for Chunks {
         }
         if let Some(usage) = chunk.usage {
             self.counted = true;
-            answer.usage = Usage::new(
-                usage.prompt_tokens.unwrap_or(0),
-                usage.completion_tokens.unwrap_or(0),
-            );
+            answer.usage = usage.usage();
         }
         Ok(false)
     }
