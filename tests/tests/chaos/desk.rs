@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use reticent::providers::anthropic::Anthropic;
+use reticent::providers::gemini::Gemini;
 use reticent::providers::openai::OpenAi;
+use reticent::providers::openai_responses::OpenAiResponses;
 use reticent::{Agent, AgentError, AgentEvent, AgentResult, Model};
 use reticent_tests::llmock::Llmock;
 
@@ -46,9 +48,18 @@ pub enum Provider {
     OpenAi,
     /// Messages at `/anthropic`.
     Anthropic,
+    /// Responses at `/v1/responses`.
+    Responses,
+    /// Gemini at `/gemini/v1beta`.
+    Gemini,
 }
 
-pub const PROVIDERS: [Provider; 2] = [Provider::OpenAi, Provider::Anthropic];
+pub const PROVIDERS: [Provider; 4] = [
+    Provider::OpenAi,
+    Provider::Anthropic,
+    Provider::Responses,
+    Provider::Gemini,
+];
 
 /// The transport settings of a test: quick backoff, the default budget, short limits.
 #[derive(Clone, Copy, Debug)]
@@ -87,6 +98,21 @@ macro_rules! idle_limits {
 }
 
 impl Provider {
+    /// How many chunks llmock streams of a turn that calls a tool before the call has begun
+    /// (and been passed on): a fault after them breaks a turn that began. `None` for Gemini,
+    /// which sends a call whole in the turn's only chunk.
+    pub fn began_after(self) -> Option<u32> {
+        match self {
+            // the role, then the call's start
+            Self::OpenAi => Some(2),
+            // `message_start`, then the `tool_use` block's start
+            Self::Anthropic => Some(2),
+            // `response.created`, `response.in_progress`, then the call's item
+            Self::Responses => Some(3),
+            Self::Gemini => None,
+        }
+    }
+
     /// The provider at `server`, with `limits` and a quick backoff.
     pub fn model(self, server: &Llmock, limits: Limits) -> Arc<dyn Model> {
         let delay = Duration::from_millis(20);
@@ -102,6 +128,22 @@ impl Provider {
             Self::Anthropic => Arc::new(idle_limits!(
                 Anthropic::new("sk-ant-chaos", "claude-sonnet-4-5")
                     .base_url(server.anthropic_base())
+                    .retry_delay(delay)
+                    .max_retries(limits.max_retries)
+                    .timeout(limits.timeout),
+                limits
+            )),
+            Self::Responses => Arc::new(idle_limits!(
+                OpenAiResponses::new("sk-chaos", "o4-mini")
+                    .base_url(server.openai_base())
+                    .retry_delay(delay)
+                    .max_retries(limits.max_retries)
+                    .timeout(limits.timeout),
+                limits
+            )),
+            Self::Gemini => Arc::new(idle_limits!(
+                Gemini::new("gm-chaos", "gemini-2.5-flash")
+                    .base_url(server.gemini_base())
                     .retry_delay(delay)
                     .max_retries(limits.max_retries)
                     .timeout(limits.timeout),

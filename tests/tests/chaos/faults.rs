@@ -12,9 +12,10 @@ use serde_json::json;
 
 use crate::desk::{Desk, Limits, PROVIDERS, agent, caller_has_the_secret, check_run, run_streamed};
 
-/// Breaks the next streamed request with `kind` after `after` chunks, runs the desk streamed,
-/// and checks the run.
-async fn broken_once(kind: &str, after: u32) {
+/// Breaks the next streamed request with `kind` once its tool call began, runs the desk
+/// streamed, and checks the run. (Gemini sends a call whole in one chunk, so its turn cannot
+/// break after the call began: it is covered by the random faults and the stream scenarios.)
+async fn broken_once(kind: &str) {
     let what = format!("a {kind} stream");
     // Paced, so that the events before the fault reach the loop before it.
     let faults = Faults::none().chunk_delay(Duration::from_millis(20));
@@ -22,6 +23,9 @@ async fn broken_once(kind: &str, after: u32) {
         return;
     };
     for provider in PROVIDERS {
+        let Some(after) = provider.began_after() else {
+            continue;
+        };
         let what = format!("{provider:?}, {kind} after {after} chunks");
         server.reset().await;
         server
@@ -78,17 +82,17 @@ async fn broken_once(kind: &str, after: u32) {
 
 #[tokio::test]
 async fn a_truncated_stream_is_asked_again_as_a_turn() {
-    broken_once("truncate", 2).await;
+    broken_once("truncate").await;
 }
 
 #[tokio::test]
 async fn a_disconnected_stream_is_asked_again_as_a_turn() {
-    broken_once("disconnect", 2).await;
+    broken_once("disconnect").await;
 }
 
 #[tokio::test]
 async fn a_stream_with_a_malformed_event_is_asked_again_as_a_turn() {
-    broken_once("malformed", 2).await;
+    broken_once("malformed").await;
 }
 
 #[tokio::test]
@@ -103,11 +107,14 @@ async fn a_stream_stalled_after_it_began_is_cut_at_the_idle_limit_and_asked_agai
         ..Limits::default()
     };
     for provider in PROVIDERS {
-        let what = format!("{provider:?}, a stall of 30 s after 2 chunks");
+        let Some(after) = provider.began_after() else {
+            continue;
+        };
+        let what = format!("{provider:?}, a stall of 30 s after {after} chunks");
         server.reset().await;
         server
             .script(
-                json!([{"type": "stream_fault", "kind": "stall", "after_chunks": 2,
+                json!([{"type": "stream_fault", "kind": "stall", "after_chunks": after,
                             "stall_seconds": 30}]),
             )
             .await;

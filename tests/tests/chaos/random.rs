@@ -16,7 +16,7 @@ use crate::desk::{
 };
 
 /// Runs of each provider, streamed and whole.
-const RUNS: usize = 12;
+const RUNS: usize = 8;
 
 fn faults() -> Faults {
     Faults::none()
