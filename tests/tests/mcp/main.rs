@@ -9,6 +9,7 @@
 mod client_python;
 mod client_reticent;
 mod client_tools;
+mod conformance;
 mod hostile;
 mod http;
 mod latency;
