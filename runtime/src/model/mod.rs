@@ -37,7 +37,7 @@ pub use replay::ReplayModel;
 pub use scripted::ScriptedModel;
 pub use stream::ModelEvent;
 #[cfg_attr(
-    not(any(feature = "openai", feature = "anthropic")),
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
     allow(unused_imports)
 )]
 pub(crate) use stream::events as stream_events;
@@ -210,7 +210,11 @@ impl ModelResponse {
 }
 
 /// A tool call the model asked for.
+///
+/// Built with [`ToolCall::new`]; fields may be added, so it is not built with a struct
+/// literal outside reticent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The id the model gave the call; its result carries the same id.
     pub id: String,
@@ -218,6 +222,14 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments: the JSON text the model wrote, or a JSON value (see [`Arguments`]).
     pub arguments: Arguments,
+    /// What the provider that produced the call must get back with it next turn, under that
+    /// provider's own key: Gemini's thought signature (`{"gemini": {"thoughtSignature":
+    /// ..}}`), the reasoning items of OpenAI's Responses API (`{"openai_responses": ..}`).
+    /// Opaque to the agent, which keeps it with the call in the conversation, so it is saved
+    /// with a [`RunState`](crate::RunState) and a [`Trajectory`], and a provider ignores the
+    /// keys of others. `None` for most calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_data: Option<serde_json::Value>,
 }
 
 impl ToolCall {
@@ -232,7 +244,16 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            provider_data: None,
         }
+    }
+
+    /// The same call, with what its provider must get back with it
+    /// ([`ToolCall::provider_data`]).
+    #[must_use]
+    pub fn with_provider_data(mut self, data: serde_json::Value) -> Self {
+        self.provider_data = Some(data);
+        self
     }
 }
 
@@ -287,21 +308,45 @@ pub struct ToolResult {
 }
 
 /// Token counts.
+///
+/// Built with [`Usage::new`] (and [`Usage::with_cache`]); fields may be added, so it is not
+/// built with a struct literal outside reticent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
-    /// Tokens sent to the model.
+    /// Tokens sent to the model, cached ones included.
     pub input_tokens: u64,
     /// Tokens the model produced.
     pub output_tokens: u64,
+    /// Of the input tokens, those read from the provider's prompt cache (Anthropic's
+    /// `cache_read_input_tokens`, OpenAI's `cached_tokens`, Gemini's
+    /// `cachedContentTokenCount`).
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Of the input tokens, those written to the provider's prompt cache (Anthropic's
+    /// `cache_creation_input_tokens`).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl Usage {
-    /// Usage of `input_tokens` in and `output_tokens` out.
+    /// Usage of `input_tokens` in and `output_tokens` out, none of it cached.
     pub const fn new(input_tokens: u64, output_tokens: u64) -> Self {
         Self {
             input_tokens,
             output_tokens,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
         }
+    }
+
+    /// The same usage, of which `read` input tokens were read from the prompt cache and
+    /// `write` written to it.
+    #[must_use]
+    pub const fn with_cache(mut self, read: u64, write: u64) -> Self {
+        self.cache_read_tokens = read;
+        self.cache_write_tokens = write;
+        self
     }
 
     /// Input plus output, saturating at `u64::MAX` (a stored state may hold any count).
@@ -316,6 +361,10 @@ impl Add for Usage {
         Self {
             input_tokens: self.input_tokens.saturating_add(rhs.input_tokens),
             output_tokens: self.output_tokens.saturating_add(rhs.output_tokens),
+            cache_read_tokens: self.cache_read_tokens.saturating_add(rhs.cache_read_tokens),
+            cache_write_tokens: self
+                .cache_write_tokens
+                .saturating_add(rhs.cache_write_tokens),
         }
     }
 }

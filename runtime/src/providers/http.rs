@@ -503,7 +503,7 @@ macro_rules! transport_setters {
                 )]
         #[must_use]
         pub fn param(mut self, name: impl Into<String>, value: serde_json::Value) -> Self {
-            self.params.insert(name.into(), value);
+            self.endpoint.params.insert(name.into(), value);
             self
         }
 
@@ -511,7 +511,7 @@ macro_rules! transport_setters {
         /// (for a stream, to its last event). Default 300 s.
         #[must_use]
         pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
-            self.transport.timeout = timeout;
+            self.endpoint.transport.timeout = timeout;
             self
         }
 
@@ -521,7 +521,7 @@ macro_rules! transport_setters {
                 )]
         #[must_use]
         pub fn max_retries(mut self, retries: u32) -> Self {
-            self.transport.max_retries = retries;
+            self.endpoint.transport.max_retries = retries;
             self
         }
 
@@ -529,7 +529,7 @@ macro_rules! transport_setters {
         /// doubles on every retry, with jitter. Default 500 ms.
         #[must_use]
         pub fn retry_delay(mut self, delay: std::time::Duration) -> Self {
-            self.transport.retry_delay = delay;
+            self.endpoint.transport.retry_delay = delay;
             self
         }
 
@@ -537,7 +537,7 @@ macro_rules! transport_setters {
         /// longer wait is not retried: its error is returned at once. Default 30 s.
         #[must_use]
         pub fn max_retry_delay(mut self, delay: std::time::Duration) -> Self {
-            self.transport.max_retry_delay = delay;
+            self.endpoint.transport.max_retry_delay = delay;
             self
         }
 
@@ -547,7 +547,7 @@ macro_rules! transport_setters {
         /// its text, and the arguments of each of its tool calls.
         #[must_use]
         pub fn max_response_bytes(mut self, bytes: usize) -> Self {
-            self.transport.max_response_bytes = bytes;
+            self.endpoint.transport.max_response_bytes = bytes;
             self
         }
 
@@ -556,7 +556,7 @@ macro_rules! transport_setters {
         /// Default 8 MiB: some servers send a tool call's arguments whole in one event.
         #[must_use]
         pub fn max_event_bytes(mut self, bytes: usize) -> Self {
-            self.transport.max_event_bytes = bytes;
+            self.endpoint.transport.max_event_bytes = bytes;
             self
         }
 
@@ -572,7 +572,7 @@ macro_rules! transport_setters {
         /// than 1024 calls in one turn.
         #[must_use]
         pub fn max_tool_calls(mut self, calls: usize) -> Self {
-            self.transport.max_tool_calls = calls;
+            self.endpoint.transport.max_tool_calls = calls;
             self
         }
 
@@ -580,7 +580,7 @@ macro_rules! transport_setters {
         /// root certificates). The timeout and retries still apply.
         #[must_use]
         pub fn http_client(mut self, client: reqwest::Client) -> Self {
-            self.transport.set_client(client);
+            self.endpoint.transport.set_client(client);
             self
         }
     };

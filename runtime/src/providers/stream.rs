@@ -169,6 +169,15 @@ impl Assembly {
         )
     }
 
+    /// Keeps `data` with call `index`, which was started: what the provider must get back
+    /// with it ([`ToolCall::provider_data`]).
+    #[cfg_attr(not(any(feature = "openai", feature = "gemini")), allow(dead_code))]
+    pub(crate) fn provider_data(&mut self, index: usize, data: Value) {
+        if let Some(call) = self.calls.get_mut(index) {
+            call.provider_data = Some(data);
+        }
+    }
+
     /// The most bytes of text, and of one call's arguments.
     #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn limit(&self) -> usize {
@@ -182,7 +191,7 @@ impl Assembly {
     }
 
     /// How many calls were started.
-    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "openai", feature = "gemini")), allow(dead_code))]
     pub(crate) fn calls(&self) -> usize {
         self.calls.len()
     }
@@ -197,9 +206,9 @@ impl Assembly {
             .calls
             .into_iter()
             .zip(self.arguments)
-            .map(|(call, raw)| ToolCall {
-                arguments: arguments_from_text(raw),
-                ..call
+            .map(|(mut call, raw)| {
+                call.arguments = arguments_from_text(raw);
+                call
             })
             .collect();
         ModelResponse {
@@ -237,6 +246,11 @@ pub(crate) fn error_event(value: &Value) -> Failed {
                 | "rate_limit_error"
                 | "timeout_error"
                 | "server_error"
+                // Gemini's statuses
+                | "UNAVAILABLE"
+                | "RESOURCE_EXHAUSTED"
+                | "INTERNAL"
+                | "DEADLINE_EXCEEDED"
         )
     );
     Failed::new(format!("the stream sent an error: {message}"), retryable)
