@@ -149,6 +149,7 @@ impl<'a, S, T> InPlace<'a, S, T> {
     /// Polls as [`poll_with`](Self::poll_with) does, with `start` lent the state in place
     /// rather than given it: what it does not take out of it is dropped where it lies, never
     /// moved.
+    #[cfg(feature = "mcp")]
     pub(crate) fn poll_in_place(
         &mut self,
         task: &mut Context<'_>,
