@@ -6,8 +6,9 @@
 //! - [`spans`]: recording the `tracing` spans a test makes, and the events in them, kept apart
 //!   from every other test in the same process;
 //! - [`mcp`]: an rmcp client connected to a server in memory, a failure hook that collects, the
-//!   MCP Python SDK's virtual environment, the `mcp_server` example's binary, and what the
-//!   hostile server `hostile_mcp` (in `src/bin/`) answers;
+//!   MCP Python SDK's virtual environment, the `mcp_server` example's binary, what the
+//!   hostile server `hostile_mcp` (in `src/bin/`) answers, and the server and client the MCP
+//!   conformance suite tests (`conformance_server`, `conformance_client`);
 //! - [`provider`]: a scripted HTTP/1.1 server on loopback for the providers, the fixtures, and
 //!   the streaming scenarios every provider must pass;
 //! - [`conformance`]: how each provider's API spells an answer, for the conformance suite

@@ -75,16 +75,89 @@ fn arguments_struct(tool: &ToolFn<'_>, ident: &Ident) -> (TokenStream, TokenStre
         .collect();
     let generics = (!params.is_empty()).then(|| quote!(<#(#params),*>));
     let instance_args = (!instance.is_empty()).then(|| quote!(<#(#instance),*>));
+    // Without `#[serde]` attributes (and lifetimes) the decoder is written here, smaller than
+    // the derive's; with them, the derive is what gives them their meaning.
+    let written = tool.args().all(|arg| {
+        !arg.has_lifetime && !arg.attrs.iter().any(|attr| attr.path().is_ident("serde"))
+    });
+    let (derive, deserialize) = if written {
+        (
+            quote!(::reticent::__private::schemars::JsonSchema),
+            Some(deserialize_impl(tool, ident, &params)),
+        )
+    } else {
+        (
+            quote!(
+                ::reticent::__private::serde::Deserialize,
+                ::reticent::__private::schemars::JsonSchema
+            ),
+            None,
+        )
+    };
     let item = quote! {
         #[doc(hidden)]
-        #[derive(::reticent::__private::serde::Deserialize, ::reticent::__private::schemars::JsonSchema)]
+        #[derive(#derive)]
         #[serde(crate = "::reticent::__private::serde", deny_unknown_fields)]
         #[schemars(crate = "::reticent::__private::schemars")]
         struct #ident #generics {
             #(#fields,)*
         }
+
+        #deserialize
     };
     (item, quote!(#(#checks)*), quote!(#ident #instance_args))
+}
+
+/// The `Deserialize` impl of the arguments struct `ident` of parameters without `#[serde]`
+/// attributes, every field's type a type parameter (`params`): what the derive writes with
+/// `deny_unknown_fields` for such a struct, for a map, which is all the decoders give it (see
+/// `reticent`'s `tool/args.rs`). Generic like the derived impl, so that a parameter type that
+/// is not `Deserialize` is reported once, at the type, by the check.
+fn deserialize_impl(tool: &ToolFn<'_>, ident: &Ident, params: &[Ident]) -> TokenStream {
+    let fields: Vec<&Ident> = tool.args().map(|arg| arg.ident).collect();
+    let names: Vec<&str> = tool.args().map(|arg| arg.names[0].0.as_str()).collect();
+    let index = 0..fields.len();
+    let struct_name = ident.to_string();
+    let expecting = format!("struct {struct_name}");
+    let serde = quote!(::reticent::__private::serde);
+    quote! {
+        #[automatically_derived]
+        impl<'de, #(#params: #serde::Deserialize<'de>),*> #serde::Deserialize<'de> for #ident<#(#params),*> {
+            fn deserialize<__D: #serde::Deserializer<'de>>(
+                __deserializer: __D,
+            ) -> ::core::result::Result<Self, __D::Error> {
+                const __NAMES: &[&::core::primitive::str] = &[#(#names),*];
+                struct __Visitor<#(#params),*>(::core::marker::PhantomData<fn() -> (#(#params,)*)>);
+                impl<'de, #(#params: #serde::Deserialize<'de>),*> #serde::de::Visitor<'de> for __Visitor<#(#params),*> {
+                    type Value = #ident<#(#params),*>;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+
+                    #[inline]
+                    fn visit_map<__A: #serde::de::MapAccess<'de>>(
+                        self,
+                        mut __map: __A,
+                    ) -> ::core::result::Result<Self::Value, __A::Error> {
+                        #(let mut #fields = ::core::option::Option::None;)*
+                        while let ::core::option::Option::Some(__key) =
+                            __map.next_key_seed(::reticent::__private::FieldSeed(__NAMES))?
+                        {
+                            match __key {
+                                #(#index => ::reticent::__private::next_field(&mut __map, &mut #fields, #names)?,)*
+                                _ => ::core::unreachable!("a key is the index of a name"),
+                            }
+                        }
+                        ::core::result::Result::Ok(#ident {
+                            #(#fields: ::reticent::__private::field_or_missing(#fields, #names)?,)*
+                        })
+                    }
+                }
+                __deserializer.deserialize_struct(#struct_name, __NAMES, __Visitor(::core::marker::PhantomData))
+            }
+        }
+    }
 }
 
 /// The name of a free function's tool struct: the function's name in PascalCase, spanned at
@@ -103,10 +176,38 @@ pub(crate) fn tool_struct(item: &ItemFn, tool: &ToolFn<'_>) -> TokenStream {
         name = tool.name,
         fn_name = unraw(&item.sig.ident),
     );
+    let debug = struct_ident.to_string();
+    // What `#[derive(Clone, Copy, Debug, Default)]` writes for a unit struct, written here:
+    // four derives per tool cost more to expand than their impls.
     quote! {
         #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #struct_ident;
+
+        #[automatically_derived]
+        impl ::core::clone::Clone for #struct_ident {
+            #[inline]
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::marker::Copy for #struct_ident {}
+
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #struct_ident {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(#debug)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::default::Default for #struct_ident {
+            #[inline]
+            fn default() -> Self {
+                Self
+            }
+        }
     }
 }
 
@@ -148,10 +249,10 @@ pub(crate) fn tool_impl(
         options.open_world,
     );
     let (arguments_struct, checks, arguments_ty) = arguments_struct(tool, arguments);
-    let title = options
-        .title
-        .as_ref()
-        .map(|title| quote!(.with_title(#title)));
+    let title = match &options.title {
+        Some(title) => quote!(::core::option::Option::Some(#title)),
+        None => quote!(::core::option::Option::None),
+    };
     let output_schema = output_schema(tool);
     let timeout = options.timeout_ms.map(|ms| {
         quote! {
@@ -166,7 +267,7 @@ pub(crate) fn tool_impl(
         if tool.sig.asyncness.is_some() {
             quote!(::reticent::ToolFuture::new(async move { #body }))
         } else {
-            quote!(::reticent::ToolFuture::ready((move || { #body })()))
+            quote!(::reticent::ToolFuture::ready({ #body }))
         }
     };
     // A sync tool's body runs on the caller's thread when it is called: say so, so that a time
@@ -198,42 +299,14 @@ pub(crate) fn tool_impl(
             }
         }
     });
-    let finish_as_text = finish(tool, callee, &quote!(::reticent::__private::AsText));
-    let finish = finish(tool, callee, &quote!(::reticent::__private::AsValue));
     let finish_fn = finish_fn(tool, self_ty);
     // The parameters, as variables named as they are (what `finish` calls the function with).
     let idents = tool.args().map(|arg| arg.ident);
-    let unpack = quote! {
+    let finish = finish(tool, callee);
+    let body = run(quote! {
         let #arguments { #(#idents),* } = __arguments;
-    };
-    let decoders = quote! {
-        #[allow(unused_imports)]
-        use ::reticent::__private::{CannotDecodeArguments as _, DecodeArguments as _};
-    };
-    let decode_value = quote! {
-        #decoders
-        let __arguments = match (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decode_value(__args) {
-            ::core::result::Result::Ok(arguments) => arguments,
-            ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
-        };
-        #unpack
-    };
-    let call = run(quote!(#decode_value #finish));
-    // The same call, the output written straight to text.
-    let call_text_output = run(quote!(#decode_value #finish_as_text));
-    // From text, the arguments are decoded before the future is made (in one pass, building no
-    // `Value`); text that does not decode that way takes the `call` path, which says what is
-    // wrong. What is left runs as `call` runs it.
-    let decode_text = quote! {
-        #decoders
-        let __arguments = match (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decode_text(__text) {
-            ::core::option::Option::Some(arguments) => arguments,
-            ::core::option::Option::None => {
-                return ::reticent::__private::call_parsed(self, __text, __cx);
-            }
-        };
-    };
-    let call_text = run(quote!(#unpack #finish));
+        #finish
+    });
     // The trait's default is `open_world`; a written `untrusted_output` that says otherwise
     // replaces it (`untrusted_output` on a closed tool, `untrusted_output = false` on an
     // open-world one).
@@ -247,34 +320,54 @@ pub(crate) fn tool_impl(
                 }
             }
         });
+    // One body per tool (`ToolBody::run`): `call`, `call_text` and `call_text_output` are the
+    // runtime's, around it.
     quote! {
         #arguments_struct
 
         #finish_fn
 
         #[automatically_derived]
+        impl ::reticent::__private::ToolBody<#arguments_ty> for #self_ty {
+            #[inline]
+            fn decoders() -> ::reticent::__private::Decoders<#arguments_ty> {
+                #[allow(unused_imports)]
+                use ::reticent::__private::{CannotDecodeArguments as _, DecodeArguments as _};
+                (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decoders()
+            }
+
+            #[inline]
+            fn run(
+                &self,
+                __arguments: #arguments_ty,
+                __cx: ::reticent::ToolContext,
+                __output_as: ::reticent::__private::OutputAs,
+            ) -> ::reticent::ToolFuture<'_, ::reticent::__private::Encoded> {
+                #body
+            }
+        }
+
+        #[automatically_derived]
         impl ::reticent::Tool for #self_ty {
             fn definition(&self) -> &::reticent::ToolDefinition {
-                static __DEFINITION: ::reticent::__private::OnceLock<::reticent::ToolDefinition> =
-                    ::reticent::__private::OnceLock::new();
+                static __DEFINITION: ::reticent::__private::DefinitionCell =
+                    ::reticent::__private::DefinitionCell::new();
                 #checks
-                __DEFINITION.get_or_init(|| {
+                __DEFINITION.get(|| {
                     #[allow(unused_imports)]
                     use ::reticent::__private::{ArgumentsSchema as _, NoArgumentsSchema as _};
-                    let __definition = ::reticent::ToolDefinition::new(
+                    ::reticent::__private::definition(
                         #name,
                         #description,
                         (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).arguments_schema(),
-                    )
-                    .with_annotations(
                         ::reticent::ToolAnnotations::new()
                             .read_only(#read_only)
                             .destructive(#destructive)
                             .idempotent(#idempotent)
                             .open_world(#open_world),
+                        #title,
+                        #output_schema,
                     )
-                    #title;
-                    #output_schema
                 })
             }
 
@@ -293,7 +386,7 @@ pub(crate) fn tool_impl(
                 __args: ::reticent::__private::serde_json::Value,
                 __cx: ::reticent::ToolContext,
             ) -> ::reticent::ToolFuture<'_> {
-                #call
+                ::reticent::__private::call(self, __args, __cx)
             }
 
             fn call_text(
@@ -301,8 +394,7 @@ pub(crate) fn tool_impl(
                 __text: &::core::primitive::str,
                 __cx: ::reticent::ToolContext,
             ) -> ::reticent::ToolFuture<'_> {
-                #decode_text
-                #call_text
+                ::reticent::__private::call_text(self, __text, __cx)
             }
 
             fn call_text_output(
@@ -310,16 +402,15 @@ pub(crate) fn tool_impl(
                 __args: ::reticent::__private::serde_json::Value,
                 __cx: ::reticent::ToolContext,
             ) -> ::reticent::ToolFuture<'_, ::std::string::String> {
-                #call_text_output
+                ::reticent::__private::call_text_output(self, __args, __cx)
             }
         }
     }
 }
 
-/// The end of `definition()`'s initializer, which has the definition in `__definition`: the
-/// output schema added when the tool's output type implements `JsonSchema` (decided at compile
-/// time, by type: the `T` of a returned `Result<T, E>` however it is spelled), unless
-/// `output_schema = false`. A tool that returns nothing has none.
+/// The output schema, an `Option<Value>`: the schema when the tool's output type implements
+/// `JsonSchema` (decided at compile time, by type: the `T` of a returned `Result<T, E>` however
+/// it is spelled), unless `output_schema = false`. A tool that returns nothing has none.
 fn output_schema(tool: &ToolFn<'_>) -> TokenStream {
     let output = match &tool.output {
         _ if !tool.options.output_schema => None,
@@ -327,24 +418,20 @@ fn output_schema(tool: &ToolFn<'_>) -> TokenStream {
         Output::Returned { ty, .. } => Some(ty),
     };
     match output {
-        None => quote!(__definition),
-        Some(output) => quote! {
+        None => quote!(::core::option::Option::None),
+        Some(output) => quote! {{
             #[allow(unused_imports)]
             use ::reticent::__private::{
                 HasOutputSchema as _, NoOutputSchema as _, ResultOutputSchema as _,
             };
-            match (&&&::reticent::__private::OutputSchema::<#output>::new()).output_schema() {
-                ::core::option::Option::Some(schema) => __definition.with_output_schema(schema),
-                ::core::option::Option::None => __definition,
-            }
-        },
+            (&&&::reticent::__private::OutputSchema::<#output>::new()).output_schema()
+        }},
     }
 }
 
-/// The end of `call`, `call_text` and `call_text_output`: call `callee` with the decoded
-/// arguments, classify the result and encode the output as `encoding` (a type implementing
-/// `reticent::__private::Encoding`) says.
-fn finish(tool: &ToolFn<'_>, callee: &TokenStream, encoding: &TokenStream) -> TokenStream {
+/// The end of `ToolBody::run`: call `callee` with the decoded arguments, classify the result
+/// and encode the output as `__output_as` says.
+fn finish(tool: &ToolFn<'_>, callee: &TokenStream) -> TokenStream {
     // A receiver is the callee's (`self.0.method`); a pattern is a mistake, never expanded.
     let call_args = tool.params.iter().filter_map(|param| match param {
         Param::Arg(arg) => {
@@ -361,19 +448,19 @@ fn finish(tool: &ToolFn<'_>, callee: &TokenStream, encoding: &TokenStream) -> To
     match &tool.output {
         Output::Unit => quote! {
             #call;
-            ::core::result::Result::Ok(<#encoding as ::reticent::__private::Encoding>::unit())
+            ::core::result::Result::Ok(::reticent::__private::Encoded::unit(__output_as))
         },
         Output::Returned { .. } => quote! {
             let __returned = #call;
-            Self::__reticent_finish::<#encoding>(__returned)
+            Self::__reticent_finish(__returned, __output_as)
         },
     }
 }
 
-/// The associated function of the tool's struct that `call`, `call_text` and
-/// `call_text_output` end in: it takes what the tool returned apart, and encodes the output as
-/// its type parameter says. Emitted once per tool, so that a return type that breaks a
-/// rule is reported once.
+/// The associated function of the tool's struct that `ToolBody::run` ends in: it takes what
+/// the tool returned apart, and encodes the output as asked. A function of its own, so that a
+/// return type that breaks a rule is reported at the return type, once, whether the tool is
+/// sync or async.
 fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
     let Output::Returned {
         ty,
@@ -397,7 +484,7 @@ fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
         quote!(#amp #value)
     };
     let encode = quote_spanned! {*ok_first=>
-        (&&&::reticent::__private::OutputProbe::new(&__output)).reticent_output().encode::<__E>(#output)
+        (&&&::reticent::__private::OutputProbe::new(&__output)).reticent_output().encode(#output, __output_as)
     };
     let boxed = {
         let mut args = Group::new(Delimiter::Parenthesis, quote!(__error));
@@ -413,9 +500,10 @@ fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
         impl #self_ty {
             #[doc(hidden)]
             #[inline]
-            fn __reticent_finish<__E: ::reticent::__private::Encoding>(
+            fn __reticent_finish(
                 __returned: #ty,
-            ) -> ::core::result::Result<__E::Output, ::reticent::ToolError> {
+                __output_as: ::reticent::__private::OutputAs,
+            ) -> ::core::result::Result<::reticent::__private::Encoded, ::reticent::ToolError> {
                 #[allow(unused_imports)]
                 use ::reticent::__private::{
                     ClassifiedKind as _, DiscloseKind as _, ErrorKind as _, ErrorOutput as _,

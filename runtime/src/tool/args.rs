@@ -80,24 +80,36 @@ impl<T> fmt::Debug for ArgumentsOf<T> {
     }
 }
 
-/// Decoding a `#[tool]`'s arguments struct; see [`ArgumentsOf`].
-pub trait DecodeArguments<T> {
+/// The decoders of a `#[tool]`'s arguments struct `T`: from a `Value`, and from JSON text in
+/// one pass. Function pointers, so that the runtime's methods around a tool (`body.rs`) are
+/// written once.
+pub struct Decoders<T> {
     /// Decodes the arguments object `args` into `T`, or says what is wrong.
-    fn decode_value(&self, args: Value) -> Result<T, ToolError>;
+    pub value: fn(Value) -> Result<T, ToolError>,
     /// Decodes the arguments object in the JSON text `text` into `T` in one pass; `None` when
     /// it does not decode that way.
-    fn decode_text(&self, text: &str) -> Option<T>;
+    pub text: fn(&str) -> Option<T>,
+}
+
+impl<T> fmt::Debug for Decoders<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Decoders")
+    }
+}
+
+/// Decoding a `#[tool]`'s arguments struct; see [`ArgumentsOf`].
+pub trait DecodeArguments<T> {
+    /// The decoders of `T`.
+    fn decoders(&self) -> Decoders<T>;
 }
 
 impl<T: DeserializeOwned> DecodeArguments<T> for &ArgumentsOf<T> {
     #[inline]
-    fn decode_value(&self, args: Value) -> Result<T, ToolError> {
-        decode_value(args)
-    }
-
-    #[inline]
-    fn decode_text(&self, text: &str) -> Option<T> {
-        super::text::from_text(text)
+    fn decoders(&self) -> Decoders<T> {
+        Decoders {
+            value: decode_value::<T>,
+            text: super::text::from_text::<T>,
+        }
     }
 }
 
@@ -107,18 +119,101 @@ impl<T: DeserializeOwned> DecodeArguments<T> for &ArgumentsOf<T> {
 /// of a parameter's type than `Deserialize`, unchecked), building it fails.
 pub trait CannotDecodeArguments<T> {
     /// Never returns.
-    fn decode_value(&self, args: Value) -> Result<T, ToolError>;
-    /// Never returns.
-    fn decode_text(&self, text: &str) -> Option<T>;
+    fn decoders(&self) -> Decoders<T>;
 }
 
 impl<T> CannotDecodeArguments<T> for ArgumentsOf<T> {
-    fn decode_value(&self, _: Value) -> Result<T, ToolError> {
+    fn decoders(&self) -> Decoders<T> {
         const { panic!("a `#[tool]`'s arguments struct does not implement `Deserialize`") }
     }
+}
 
-    fn decode_text(&self, _: &str) -> Option<T> {
-        const { panic!("a `#[tool]`'s arguments struct does not implement `Deserialize`") }
+// ---- the visitor `#[tool]` writes ------------------------------------------------------------
+//
+// For parameters without `#[serde]` attributes `#[tool]` writes the arguments struct's
+// `Deserialize` impl itself, as what `#[derive(Deserialize)]` with `deny_unknown_fields`
+// writes for such a struct does: the same errors in the same order (an unknown argument, one
+// given twice, then the first one missing in the order of the parameters; an `Option` that is
+// missing is `None`). Only a map is read, which is all the decoders give it. What does not
+// depend on the tool's types is here: finding a key among the names, and what a missing
+// argument decodes as.
+
+/// Reads a key of the arguments object as the index of the name it is among `names`; any
+/// other key is an unknown argument (`unknown_field`, with `names` as expected).
+#[derive(Clone, Copy, Debug)]
+pub struct FieldSeed(pub &'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for FieldSeed {
+    type Value = usize;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldSeed {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
+        match self.0.iter().position(|name| *name == key) {
+            Some(index) => Ok(index),
+            None => Err(E::unknown_field(key, self.0)),
+        }
+    }
+}
+
+/// Reads the value of the argument `name` into `slot`; an argument given twice is an error
+/// (`duplicate_field`), found before its value is read.
+#[inline]
+pub fn next_field<'de, A: MapAccess<'de>, T: de::Deserialize<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+/// The argument `name` as read, or what a missing one decodes as: `None` for an `Option`, the
+/// error `missing_field` for any other type.
+#[inline]
+pub fn field_or_missing<'de, T: de::Deserialize<'de>, E: de::Error>(
+    slot: Option<T>,
+    name: &'static str,
+) -> Result<T, E> {
+    match slot {
+        Some(value) => Ok(value),
+        None => T::deserialize(Missing(name, PhantomData)),
+    }
+}
+
+/// What a missing argument is decoded from: nothing, which an `Option` reads as `None`.
+struct Missing<E>(&'static str, PhantomData<E>);
+
+impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
+    type Error = E;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, E> {
+        Err(E::missing_field(self.0))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
     }
 }
 
@@ -128,20 +223,33 @@ impl<T> CannotDecodeArguments<T> for ArgumentsOf<T> {
 ///
 /// Each argument is decoded by moving out of it, as `from_value` does; when one does not
 /// decode, the path to what is wrong in it is put together as the error returns (`owned.rs`).
+///
+/// Generic only where it must be: what does not depend on `T` is compiled once, here, rather
+/// than in every tool.
 #[inline]
 fn decode_value<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
+    let (map, sent) = checked_arguments(args)?;
+    match T::deserialize(Arguments::new(map)) {
+        Ok(decoded) => Ok(decoded),
+        Err(error) => decode_failed(error, sent),
+    }
+}
+
+/// The arguments object, held to the nesting limit; with a copy of it as sent when it holds
+/// integral floats. JSON Schema counts `3.0` as an integer, so the decoder must too:
+/// arguments that hold such numbers are decoded again with them written as integers if they
+/// fail as sent.
+#[allow(clippy::type_complexity)]
+fn checked_arguments(
+    args: Value,
+) -> Result<(Map<String, Value>, Option<Map<String, Value>>), ToolError> {
     let map = arguments(args)?;
     let mut integral_floats = false;
     for value in map.values() {
         check_argument(value, &mut integral_floats)?;
     }
-    // JSON Schema counts `3.0` as an integer, so the decoder must too: arguments that hold such
-    // numbers are decoded again with them written as integers if they fail as sent.
     let sent = integral_floats.then(|| map.clone());
-    match T::deserialize(Arguments::new(map)) {
-        Ok(decoded) => Ok(decoded),
-        Err(error) => decode_failed(error, sent),
-    }
+    Ok((map, sent))
 }
 
 /// After `error`: decodes again with integral floats written as integers where they did not
@@ -150,9 +258,23 @@ fn decode_value<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
 #[cold]
 #[inline(never)]
 fn decode_failed<T: DeserializeOwned>(
-    mut error: DecodeError,
+    error: DecodeError,
     sent: Option<Map<String, Value>>,
 ) -> Result<T, ToolError> {
+    let mut decoded = None;
+    decode_again(error, sent, &mut |arguments| {
+        decoded = Some(T::deserialize(arguments)?);
+        Ok(())
+    })?;
+    Ok(decoded.expect("the arguments decoded when decoding them again succeeded"))
+}
+
+/// [`decode_failed`] without its type: `decode` decodes the arguments it is given.
+fn decode_again(
+    mut error: DecodeError,
+    sent: Option<Map<String, Value>>,
+    decode: &mut dyn FnMut(Arguments) -> Result<(), DecodeError>,
+) -> Result<(), ToolError> {
     if let Some(mut sent) = sent {
         // The argument that failed, if it holds an integral float, is written with integers
         // and the whole decoded again, until one fails that holds none. Its error is not about
@@ -162,8 +284,8 @@ fn decode_failed<T: DeserializeOwned>(
             && has_integral_float(value)
         {
             integral_floats_to_integers(value);
-            match T::deserialize(Arguments::new(sent.clone())) {
-                Ok(decoded) => return Ok(decoded),
+            match decode(Arguments::new(sent.clone())) {
+                Ok(()) => return Ok(()),
                 Err(again) => error = again,
             }
         }

@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use super::output::Encoded;
 use crate::error::ToolError;
 
 /// The future of one tool call: its output (as JSON unless said otherwise), or why it failed.
@@ -40,6 +41,9 @@ pub struct ToolFuture<'a, T = Value>(Repr<'a, T>);
 enum Repr<'a, T> {
     Ready(Option<Result<T, ToolError>>),
     Boxed(BoxFuture<'a, Result<T, ToolError>>),
+    /// A `#[tool]`'s future, whose output is encoded as the call asked (see `body.rs`), made
+    /// into `T` as it is done: one future type per tool, whichever output the call wants.
+    Encoded(BoxFuture<'a, Result<Encoded, ToolError>>, fn(Encoded) -> T),
 }
 
 impl<'a, T> ToolFuture<'a, T> {
@@ -69,6 +73,21 @@ impl<'a, T> ToolFuture<'a, T> {
         match self.0 {
             Repr::Ready(result) => ToolFuture(Repr::Ready(result.map(|result| result.map(f)))),
             Repr::Boxed(future) => ToolFuture::new(async move { future.await.map(f) }),
+            Repr::Encoded(future, g) => ToolFuture::new(async move { future.await.map(g).map(f) }),
+        }
+    }
+}
+
+impl<'a> ToolFuture<'a, Encoded> {
+    /// The same call, its encoded output made into `T` by `f`: still ready, with nothing
+    /// allocated, when this one is; the same box otherwise.
+    #[inline]
+    pub(crate) fn decode<T: Send + 'a>(self, f: fn(Encoded) -> T) -> ToolFuture<'a, T> {
+        match self.0 {
+            Repr::Ready(result) => ToolFuture(Repr::Ready(result.map(|result| result.map(f)))),
+            Repr::Boxed(future) => ToolFuture(Repr::Encoded(future, f)),
+            // Never made: only a boxed `Encoded` future is wrapped, and only once.
+            Repr::Encoded(future, g) => ToolFuture::new(async move { future.await.map(g).map(f) }),
         }
     }
 }
@@ -95,6 +114,7 @@ impl<T> Future for ToolFuture<'_, T> {
                     .expect("a ToolFuture was polled after it completed"),
             ),
             Repr::Boxed(future) => future.as_mut().poll(cx),
+            Repr::Encoded(future, f) => future.as_mut().poll(cx).map(|result| result.map(*f)),
         }
     }
 }
@@ -104,7 +124,7 @@ impl<T> fmt::Debug for ToolFuture<'_, T> {
         match &self.0 {
             Repr::Ready(Some(_)) => f.write_str("ToolFuture::Ready"),
             Repr::Ready(None) => f.write_str("ToolFuture::Done"),
-            Repr::Boxed(_) => f.write_str("ToolFuture::Boxed"),
+            Repr::Boxed(_) | Repr::Encoded(..) => f.write_str("ToolFuture::Boxed"),
         }
     }
 }
@@ -149,6 +169,7 @@ impl<'a, S, T> InPlace<'a, S, T> {
     /// Polls as [`poll_with`](Self::poll_with) does, with `start` lent the state in place
     /// rather than given it: what it does not take out of it is dropped where it lies, never
     /// moved.
+    #[cfg(any(test, feature = "mcp"))]
     pub(crate) fn poll_in_place(
         &mut self,
         task: &mut Context<'_>,

@@ -9,6 +9,7 @@
 //! | `context.rs` | [`ToolContext`] |
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
+//! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
 //! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
 //! | `text.rs` | decoding them straight from JSON text |
@@ -31,6 +32,7 @@ use std::time::Duration;
 
 mod args;
 mod blocking;
+mod body;
 mod checked;
 mod classify;
 mod constraints;
@@ -100,7 +102,11 @@ pub(crate) mod rules {
 /// What the macros' generated code uses; re-exported by `crate::__private`.
 pub(crate) mod generated {
     pub use super::args::{
-        ArgumentsOf, CannotDecodeArguments, DecodeArguments, ToolParam, ToolParamSchema,
+        ArgumentsOf, CannotDecodeArguments, DecodeArguments, Decoders, FieldSeed, ToolParam,
+        ToolParamSchema, field_or_missing, next_field,
+    };
+    pub use super::body::{
+        DefinitionCell, ToolBody, call, call_text, call_text_output, definition,
     };
     pub use super::classify::{
         Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
@@ -108,9 +114,10 @@ pub(crate) mod generated {
         ToolErrorType,
     };
     pub use super::output::{
-        AsText, AsValue, Encoding, ErrorOutput, ErrorOutputTag, NestedResultOutput,
-        NestedResultTag, OutputIsNotAResult, OutputIsNotAnError, OutputProbe, PlainOutput,
-        PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn, ValueTag,
+        AsText, AsValue, Encoded, Encoding, ErrorOutput, ErrorOutputTag, NestedResultOutput,
+        NestedResultTag, OutputAs, OutputIsNotAResult, OutputIsNotAnError, OutputProbe,
+        PlainOutput, PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn,
+        ValueTag,
     };
     #[cfg(any(feature = "anyhow", feature = "eyre"))]
     pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose, ReportRef};

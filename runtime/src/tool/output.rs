@@ -130,11 +130,11 @@ impl<T> PlainOutput for OutputProbe<T> {}
 #[derive(Debug)]
 pub struct PlainOutputTag;
 impl PlainOutputTag {
-    /// The output encoded as `E` says. Taken as a `&dyn ToolOutput`, so that an output that is
-    /// not `Serialize` fails where the tool's return type is written.
+    /// The output encoded as `as_` says. Taken as a `&dyn ToolOutput`, so that an output that
+    /// is not `Serialize` fails where the tool's return type is written.
     #[inline]
-    pub fn encode<E: Encoding>(self, output: &dyn ToolOutput) -> Result<E::Output, ToolError> {
-        E::encode(output)
+    pub fn encode(self, output: &dyn ToolOutput, as_: OutputAs) -> Result<Encoded, ToolError> {
+        as_.encode(output)
     }
 }
 
@@ -144,7 +144,7 @@ pub struct NestedResultTag;
 impl NestedResultTag {
     /// Never called: no type implements [`OutputIsNotAResult`], so the call does not compile.
     #[inline]
-    pub fn encode<E: Encoding>(self, _: &dyn OutputIsNotAResult) -> Result<E::Output, ToolError> {
+    pub fn encode(self, _: &dyn OutputIsNotAResult, _: OutputAs) -> Result<Encoded, ToolError> {
         unreachable!("no type implements OutputIsNotAResult")
     }
 }
@@ -155,7 +155,7 @@ pub struct ErrorOutputTag;
 impl ErrorOutputTag {
     /// Never called: no type implements [`OutputIsNotAnError`], so the call does not compile.
     #[inline]
-    pub fn encode<E: Encoding>(self, _: &dyn OutputIsNotAnError) -> Result<E::Output, ToolError> {
+    pub fn encode(self, _: &dyn OutputIsNotAnError, _: OutputAs) -> Result<Encoded, ToolError> {
         unreachable!("no type implements OutputIsNotAnError")
     }
 }
@@ -243,18 +243,58 @@ pub(crate) fn text(output: Value) -> String {
     }
 }
 
-/// How `#[tool]`'s generated code encodes an output: [`AsValue`] for
-/// [`Tool::call`](super::Tool::call), [`AsText`] for
-/// [`Tool::call_text_output`](super::Tool::call_text_output).
+/// How a call wants a `#[tool]`'s output: as JSON or as text. A value, not a type, so that a
+/// tool's generated code is compiled once for both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputAs {
+    /// As a `serde_json::Value`, for [`Tool::call`](super::Tool::call).
+    Value,
+    /// As the text a client is shown, for
+    /// [`Tool::call_text_output`](super::Tool::call_text_output).
+    Text,
+}
+
+impl OutputAs {
+    /// `output` encoded as asked; refuses a `Result` anywhere in it.
+    #[inline]
+    pub fn encode(self, output: &dyn ToolOutput) -> Result<Encoded, ToolError> {
+        match self {
+            Self::Value => output.encode().map(Encoded::Value),
+            Self::Text => output.encode_text().map(Encoded::Text),
+        }
+    }
+}
+
+/// A `#[tool]`'s output, encoded as the call asked ([`OutputAs`]).
+#[derive(Debug)]
+pub enum Encoded {
+    /// As JSON.
+    Value(Value),
+    /// As text.
+    Text(String),
+}
+
+impl Encoded {
+    /// What a tool that returns nothing (`()`) has as its output.
+    #[inline]
+    pub fn unit(as_: OutputAs) -> Self {
+        match as_ {
+            OutputAs::Value => Self::Value(Value::Null),
+            OutputAs::Text => Self::Text(text(Value::Null)),
+        }
+    }
+}
+
+/// How the runtime asks for a tool's output, by type: [`AsValue`] or [`AsText`].
 pub trait Encoding {
     /// The encoded output.
     type Output: Send + 'static;
 
-    /// Encodes `output`.
-    fn encode(output: &dyn ToolOutput) -> Result<Self::Output, ToolError>;
+    /// Which encoding, as a value.
+    const AS: OutputAs;
 
-    /// What a tool that returns nothing (`()`) has as its output.
-    fn unit() -> Self::Output;
+    /// The output of a call that asked for [`AS`](Self::AS).
+    fn from_encoded(encoded: Encoded) -> Self::Output;
 }
 
 /// The output as a `serde_json::Value`.
@@ -264,14 +304,14 @@ pub enum AsValue {}
 impl Encoding for AsValue {
     type Output = Value;
 
-    #[inline]
-    fn encode(output: &dyn ToolOutput) -> Result<Value, ToolError> {
-        output.encode()
-    }
+    const AS: OutputAs = OutputAs::Value;
 
     #[inline]
-    fn unit() -> Value {
-        Value::Null
+    fn from_encoded(encoded: Encoded) -> Value {
+        match encoded {
+            Encoded::Value(value) => value,
+            Encoded::Text(_) => unreachable!("a call that asks for a value is answered with one"),
+        }
     }
 }
 
@@ -282,14 +322,14 @@ pub enum AsText {}
 impl Encoding for AsText {
     type Output = String;
 
-    #[inline]
-    fn encode(output: &dyn ToolOutput) -> Result<String, ToolError> {
-        output.encode_text()
-    }
+    const AS: OutputAs = OutputAs::Text;
 
     #[inline]
-    fn unit() -> String {
-        text(Value::Null)
+    fn from_encoded(encoded: Encoded) -> String {
+        match encoded {
+            Encoded::Text(text) => text,
+            Encoded::Value(_) => unreachable!("a call that asks for text is answered with it"),
+        }
     }
 }
 

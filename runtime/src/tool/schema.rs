@@ -5,7 +5,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, SchemaGenerator};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 
 use super::ToolDefinition;
@@ -106,10 +106,14 @@ fn generator() -> SchemaGenerator {
         .into_generator()
 }
 
-/// The schema of `T` at the root, with the definitions it refers to in `$defs`.
-fn root_schema<T: JsonSchema + ?Sized>() -> Map<String, Value> {
+/// How a type's schema is made: `<T as JsonSchema>::json_schema`. The schemas are built from
+/// it by non-generic code, compiled once in this crate rather than once per tool.
+type MakeSchema = fn(&mut SchemaGenerator) -> Schema;
+
+/// The schema `make` makes at the root, with the definitions it refers to in `$defs`.
+fn root_schema(make: MakeSchema) -> Map<String, Value> {
     let mut generator = generator();
-    let mut root = match T::json_schema(&mut generator).to_value() {
+    let mut root = match make(&mut generator).to_value() {
         Value::Object(map) => map,
         // `true`: a schema that accepts anything (a `serde_json::Value`).
         Value::Bool(true) => Map::new(),
@@ -126,8 +130,8 @@ fn root_schema<T: JsonSchema + ?Sized>() -> Map<String, Value> {
 /// The parameter schema of a `#[tool]`: the schema of the arguments struct it derives
 /// `JsonSchema` for, whose fields are the parameters. An object whose keys come in the order
 /// [`ParametersSchema`] writes them, with `properties` even when there are none.
-fn arguments_schema<T: JsonSchema>() -> Value {
-    let mut schema = root_schema::<T>();
+fn arguments_schema(make: MakeSchema) -> Value {
+    let mut schema = root_schema(make);
     schema
         .entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -150,8 +154,8 @@ fn arguments_schema<T: JsonSchema>() -> Value {
 /// `T`'s schema, marked `x-reticent-wrap-result`: `{"type": "object", "properties": {"result": ..},
 /// "required": ["result"], "x-reticent-wrap-result": true}` (see
 /// [`ToolDefinition::wraps_output`]).
-fn output_schema<T: JsonSchema + ?Sized>() -> Value {
-    let mut schema = root_schema::<T>();
+fn output_schema(make: MakeSchema) -> Value {
+    let mut schema = root_schema(make);
     if schema.get("type").and_then(Value::as_str) == Some("object") {
         return Value::Object(schema);
     }
@@ -203,7 +207,7 @@ pub trait ResultOutputSchema {
 
 impl<O: JsonSchema, E> ResultOutputSchema for &&OutputSchema<Result<O, E>> {
     fn output_schema(&self) -> Option<Value> {
-        Some(output_schema::<O>())
+        Some(output_schema(O::json_schema))
     }
 }
 
@@ -215,7 +219,7 @@ pub trait HasOutputSchema {
 
 impl<T: JsonSchema + ?Sized> HasOutputSchema for &OutputSchema<T> {
     fn output_schema(&self) -> Option<Value> {
-        Some(output_schema::<T>())
+        Some(output_schema(T::json_schema))
     }
 }
 
@@ -239,7 +243,7 @@ pub trait ArgumentsSchema {
 
 impl<T: JsonSchema> ArgumentsSchema for &ArgumentsOf<T> {
     fn arguments_schema(&self) -> Value {
-        arguments_schema::<T>()
+        arguments_schema(T::json_schema)
     }
 }
 
