@@ -1,4 +1,4 @@
-//! The idle limits of a stream, over real HTTP on loopback, for both providers: a stream whose
+//! The idle limits of a stream, over real HTTP on loopback, for every provider: a stream whose
 //! answer began and then goes quiet past `stream_idle_timeout` is cut within that limit and
 //! ends with a retryable error naming it (the agent asks the turn again); an answer that does
 //! not begin within `first_event_timeout` is a timeout of the request, which the provider
@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use reticent::{Message, Model, ModelEvent, ModelRequest};
+use reticent_tests::conformance::{Piece, Settings, gemini, openai_responses};
 use reticent_tests::provider::{Reply, StreamEnd, TestServer, anthropic, fixture, openai};
 
 fn request() -> ModelRequest {
@@ -45,6 +46,41 @@ fn providers(idle: Duration, first: Duration) -> Vec<(&'static str, Build, Strin
             }),
             fixture("anthropic/stream_text.sse"),
         ),
+        (
+            "openai-responses",
+            Box::new(move |server: &TestServer| -> Box<dyn Model> {
+                Box::new(
+                    openai_responses::build(server, Settings::default())
+                        .stream_idle_timeout(idle)
+                        .first_event_timeout(first),
+                )
+            }),
+            (openai_responses::spec().stream)(&text()),
+        ),
+        (
+            "gemini",
+            Box::new(move |server: &TestServer| -> Box<dyn Model> {
+                Box::new(
+                    gemini::build(server, Settings::default())
+                        .stream_idle_timeout(idle)
+                        .first_event_timeout(first),
+                )
+            }),
+            // one event per `\n\n`, as `Reply::per_event` splits them
+            (gemini::spec().stream)(&text()).replace("\r\n", "\n"),
+        ),
+    ]
+}
+
+/// The text of the two new providers' streams, in six deltas.
+fn text() -> [Piece<'static>; 6] {
+    [
+        Piece::Text("Order"),
+        Piece::Text(" ORD"),
+        Piece::Text("-1042 has"),
+        Piece::Text(" shipped."),
+        Piece::Text(" The charge did not go through"),
+        Piece::Text(", so nothing was billed."),
     ]
 }
 
