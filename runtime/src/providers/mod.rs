@@ -32,7 +32,7 @@
 //! # let _ = demo;
 //! ```
 //!
-//! Every provider sends the request once per turn and retry `408`, `429`, `5xx`, timeouts and
+//! Every provider sends the request once per turn and retries `408`, `429`, `5xx`, timeouts and
 //! connection failures with exponential backoff and jitter, waiting what `retry-after` (or
 //! `retry-after-ms`) asks for; a wait too large to represent counts as longer than
 //! `max_retry_delay` (not retried), and a value that is not a wait is ignored. A failure that

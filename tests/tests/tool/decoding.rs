@@ -699,3 +699,73 @@ async fn sync_async_and_method_tools_decode_the_same() {
         );
     }
 }
+
+// ---- the decoder `#[tool]` writes, against the derived one -------------------------------
+
+/// Measure a parcel; the decoder is the one `#[tool]` writes (no `#[serde]` attribute).
+#[reticent::tool]
+fn measure_written(recipient: String, weight_g: u32, dimensions: Option<Dimensions>) -> u32 {
+    let _ = (recipient, dimensions);
+    weight_g
+}
+
+/// Measure a parcel; the same parameters, decoded by the derived `Deserialize` (a `#[serde]`
+/// attribute that changes nothing).
+#[reticent::tool]
+fn measure_derived(
+    #[serde(rename = "recipient")] recipient: String,
+    weight_g: u32,
+    dimensions: Option<Dimensions>,
+) -> u32 {
+    let _ = (recipient, dimensions);
+    weight_g
+}
+
+/// What a call with the JSON text `text` comes to, through `call_text` and, when it is a JSON
+/// value, `call`: the output, or the model's text for the error.
+async fn outcomes(tool: &dyn Tool, text: &str) -> Vec<Result<Value, String>> {
+    let name = tool.definition().name.clone();
+    let shown = |result: Result<Value, ToolError>| {
+        result.map_err(|error| {
+            assert!(error.is_argument(), "{error:?}");
+            error.model_text(&name, false).replace(&name, "TOOL")
+        })
+    };
+    let mut outcomes = vec![shown(tool.call_text(text, ToolContext::default()).await)];
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        outcomes.push(shown(call(tool, value).await));
+    }
+    outcomes
+}
+
+/// The decoder `#[tool]` writes for parameters without `#[serde]` attributes decodes what the
+/// derived one decodes and refuses what it refuses, with the same messages: missing, unknown,
+/// given twice (only text can say that), a bad value, an `Option` absent or `null`, from a
+/// `Value` and from text.
+#[tokio::test]
+async fn the_written_decoder_says_what_the_derived_one_says() {
+    for text in [
+        r#"{"recipient": "Ada", "weight_g": 1200}"#,
+        r#"{"recipient": "Ada", "weight_g": 1200, "dimensions": null}"#,
+        r#"{"weight_g": 1200, "recipient": "Ada", "dimensions": {"width_cm": 3, "height_cm": 4}}"#,
+        r#"{"recipient": "Ada"}"#,
+        r#"{"weight_g": 1}"#,
+        r#"{}"#,
+        r#"null"#,
+        r#"{"recipient": "Ada", "weight_g": 1200, "colour": "red"}"#,
+        r#"{"colour": "red"}"#,
+        r#"{"recipient": "Ada", "recipient": "Bo", "weight_g": 1}"#,
+        r#"{"recipient": "Ada", "weight_g": -1}"#,
+        r#"{"recipient": "Ada", "weight_g": 3.0}"#,
+        r#"{"recipient": 5, "weight_g": 1}"#,
+        r#"{"recipient": "Ada", "weight_g": 1, "dimensions": {"width_cm": 3}}"#,
+        r#"{"recipient": "Ada", "weight_g": 1, "dimensions": {"width_cm": 3, "height_cm": 4, "depth_cm": 5}}"#,
+        r#"[1, 2]"#,
+        r#""text""#,
+        r#"{"recipient": "Ada", "weight_g": 1"#,
+    ] {
+        let written = outcomes(&MeasureWritten, text).await;
+        let derived = outcomes(&MeasureDerived, text).await;
+        assert_eq!(written, derived, "for {text}");
+    }
+}
