@@ -79,7 +79,10 @@ pub trait Model: Send + Sync + 'static {
     /// - **An `Err` ends the stream**: nothing follows it, and there is no `Completed`. When it
     ///   comes first, it is the error `complete` would have returned (the request may have been
     ///   retried before it). When events came before it, they were real output, but the answer
-    ///   is incomplete: treat what was shown as interrupted, never as a response.
+    ///   is incomplete: treat what was shown as interrupted, never as a response. The stream
+    ///   never retries then; [`ModelError::is_retryable`] says whether asking the whole turn
+    ///   again may succeed, which the agent loop does
+    ///   ([`AgentBuilder::retry_broken_turns`](crate::AgentBuilder::retry_broken_turns)).
     /// - **Dropping the stream cancels the request**: a provider closes the connection and
     ///   reads no more. Polling after the end yields `None`.
     ///
