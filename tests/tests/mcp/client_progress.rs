@@ -34,6 +34,10 @@ async fn import_rows(cx: &ToolContext) -> &'static str {
             format_args!("row {step} was odd {LOG_CANARY}"),
         );
     }
+    // rmcp hands each notification to a task of its own, and the result straight to the
+    // call: a line sent just before the result may reach the client after it, when no call
+    // runs to take it (docs/mcp.md). The lines here are sent while the call still runs.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     "imported 3 rows"
 }
 
