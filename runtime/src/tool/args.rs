@@ -250,6 +250,7 @@ fn decode_value<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
 /// arguments that hold such numbers are decoded again with them written as integers if they
 /// fail as sent.
 #[allow(clippy::type_complexity)]
+#[inline]
 fn checked_arguments(
     args: Value,
 ) -> Result<(Map<String, Value>, Option<Map<String, Value>>), ToolError> {
