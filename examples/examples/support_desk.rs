@@ -10,9 +10,10 @@
 //! cargo run --example support_desk
 //! ```
 //!
-//! Offline by default, on a scripted model. Set `RETICENT_MODEL` (e.g. `openai:gpt-4o-mini`
-//! or `anthropic:claude-sonnet-4-5`) and the provider's API key to run the same agent against
-//! a real model.
+//! Offline by default, on a scripted model. Set `RETICENT_MODEL` (e.g. `openai:gpt-4o-mini`,
+//! `openai-responses:o4-mini`, `anthropic:claude-sonnet-4-5` or `gemini:gemini-2.5-flash`) and
+//! the provider's API key to run the same agent against a real model, streamed unless
+//! `RETICENT_STREAM=0`.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -222,11 +223,16 @@ async fn main() -> Result<(), reticent_examples::Report> {
     for (i, (request, desk, script)) in conversations.into_iter().enumerate() {
         let desk = Arc::new(desk);
         let result = match &real {
-            // A real model's answer is printed as it streams in.
-            Some(model) => {
+            // A real model's answer is printed as it streams in (unless RETICENT_STREAM=0).
+            Some(model) if reticent_examples::streaming() => {
                 println!("━━ Conversation {} ━━ streaming\n", i + 1);
                 let agent = agent(Arc::clone(model), Arc::clone(&desk));
                 reticent_examples::run_live(&agent, request).await?
+            }
+            Some(model) => {
+                agent(Arc::clone(model), Arc::clone(&desk))
+                    .run(request)
+                    .await?
             }
             None => {
                 agent(ScriptedModel::new(script), Arc::clone(&desk))

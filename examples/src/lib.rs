@@ -2,12 +2,14 @@
 //! choosing a real model from the environment.
 //!
 //! The examples run offline on a scripted model. Set `RETICENT_MODEL` to run them against a
-//! real one:
+//! real one (its answers streamed unless `RETICENT_STREAM=0`):
 //!
 //! | `RETICENT_MODEL` | needs |
 //! |---|---|
 //! | `openai:gpt-4o-mini` | `OPENAI_API_KEY` (and `OPENAI_BASE_URL` for Ollama, vLLM, llama.cpp) |
+//! | `openai-responses:o4-mini` | `OPENAI_API_KEY` (OpenAI's Responses API) |
 //! | `anthropic:claude-sonnet-4-5` | `ANTHROPIC_API_KEY` |
+//! | `gemini:gemini-2.5-flash` | `GEMINI_API_KEY` |
 //! | `ollama:llama3.2` | a local Ollama (`OLLAMA_HOST`, default `http://localhost:11434`) |
 
 use std::fmt::Write as _;
@@ -24,6 +26,15 @@ pub fn model_spec() -> Option<String> {
     std::env::var("RETICENT_MODEL")
         .ok()
         .filter(|s| !s.trim().is_empty())
+}
+
+/// Whether a real model's answers are streamed: yes unless `RETICENT_STREAM` is `0`, `off` or
+/// `false`.
+pub fn streaming() -> bool {
+    !matches!(
+        std::env::var("RETICENT_STREAM").as_deref().map(str::trim),
+        Ok("0" | "off" | "false")
+    )
 }
 
 /// The model named by `RETICENT_MODEL` (`provider:model`, with the provider's key from its
@@ -61,6 +72,14 @@ pub async fn run_live(agent: &Agent, input: &str) -> Result<AgentResult, AgentEr
             AgentEvent::ModelResponded { .. } if line_open => {
                 println!();
                 line_open = false;
+            }
+            // The turn's stream broke off: what was printed of it is void, and it starts over.
+            AgentEvent::TurnRestarted { reason, delay, .. } => {
+                if line_open {
+                    println!(" [cut off]");
+                    line_open = false;
+                }
+                println!("  (the answer broke off: {reason}; asking again in {delay:?})");
             }
             AgentEvent::Finished(result) => {
                 if line_open {

@@ -1,5 +1,7 @@
 //! The support-desk example, run as a test: the model side shows type names only, the caller
-//! side has the full errors, and the gateway's connection string never reaches the model.
+//! side has the full errors, and the gateway's connection string never reaches the model; and
+//! the same desk against llmock on every provider, streamed and not, with the connection
+//! string in no request body llmock received.
 
 #[allow(dead_code)]
 #[path = "../examples/support_desk.rs"]
@@ -165,4 +167,82 @@ async fn the_desks_definitions_carry_attributes_and_an_output_schema() {
     let estimate = find("estimate_delivery");
     let properties = &estimate.definition().parameters["properties"];
     assert!(properties.get("postcode").is_some() && properties.get("postal_code").is_none());
+}
+
+/// The providers `from_spec` builds, at llmock.
+const SPECS: [&str; 4] = [
+    "openai:gpt-4o-mini",
+    "openai-responses:gpt-4o-mini",
+    "anthropic:claude-sonnet-4-5",
+    "gemini:gemini-2.0-flash",
+];
+
+#[tokio::test]
+async fn the_desk_completes_on_every_provider_against_llmock() {
+    use futures::StreamExt;
+    use reticent::AgentEvent;
+    use reticent_tests::llmock::{Faults, Llmock};
+    use serde_json::json;
+
+    let what = "the support desk on every provider against llmock";
+    let Some(server) = Llmock::start(what, &Faults::none()).await else {
+        return;
+    };
+    let lookup = |var: &str| -> Option<String> {
+        match var {
+            "OPENAI_BASE_URL" => Some(server.openai_base()),
+            "ANTHROPIC_BASE_URL" => Some(server.anthropic_base()),
+            "GEMINI_BASE_URL" => Some(server.gemini_base()),
+            v if v.ends_with("_API_KEY") => Some("sk-llmock-0123456789".to_owned()),
+            _ => None,
+        }
+    };
+    for spec in SPECS {
+        for stream in [false, true] {
+            let name = format!("{spec} (stream: {stream})");
+            server.reset().await;
+            // the model looks the order up and charges it at once; then llmock answers in text
+            server
+                .script(json!([{"type": "reply", "tool_calls": [
+                    {"name": "lookup_order", "arguments": {"order_id": "ORD-1042"}},
+                    {"name": "charge_card", "arguments": {"order_id": "ORD-1042"}}
+                ]}]))
+                .await;
+            let model = reticent::providers::from_spec(spec, lookup).unwrap();
+            let agent = agent(model, Arc::new(SupportDesk::new()));
+            let result = if stream {
+                let mut events = agent.run_stream(USER_REQUEST);
+                let mut finished = None;
+                while let Some(event) = events.next().await {
+                    if let AgentEvent::Finished(result) = event {
+                        finished = Some(result);
+                    }
+                }
+                finished.expect("the run finishes")
+            } else {
+                agent.run(USER_REQUEST).await
+            };
+            let result = result.unwrap_or_else(|e| panic!("{name}: {e}\n{}", server.log()));
+            assert_eq!(result.stop_reason, StopReason::Completed, "{name}");
+            assert!(result.turns >= 2, "{name}");
+            let gateway = result
+                .tool_failures
+                .iter()
+                .find(|f| f.tool == "charge_card")
+                .unwrap_or_else(|| panic!("{name}: the charge failed"));
+            assert!(gateway.error.to_string().contains(GATEWAY_DSN), "{name}");
+
+            let journal = server.requests().await;
+            assert!(journal.len() >= 2, "{name}: {journal:?}");
+            let mut shown = false;
+            for record in &journal {
+                assert_eq!(record.status, 200, "{name}: {record:?}");
+                assert_eq!(record.stream, stream, "{name}: {record:?}");
+                let body = record.body.as_ref().expect("the body is kept").to_string();
+                assert!(!body.contains("hunter2"), "{name}: {body}");
+                shown |= body.contains("Tool 'charge_card' failed with GatewayError");
+            }
+            assert!(shown, "{name}: no request showed the model the failure");
+        }
+    }
 }

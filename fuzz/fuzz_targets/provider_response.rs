@@ -4,11 +4,18 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reticent::providers::__fuzz::{parse_anthropic, parse_openai};
+use reticent::providers::__fuzz::{
+    parse_anthropic, parse_gemini, parse_openai, parse_openai_responses,
+};
 use reticent_fuzz::{MAX_SHOWN, run_agent};
 
 fuzz_target!(|data: &[u8]| {
-    for parse in [parse_openai, parse_anthropic] {
+    for parse in [
+        parse_openai,
+        parse_openai_responses,
+        parse_anthropic,
+        parse_gemini,
+    ] {
         match parse(data) {
             Ok(response) => run_agent(response),
             Err(error) => assert!(

@@ -6,7 +6,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reticent::providers::__fuzz::{read_anthropic_stream, read_openai_stream};
+use reticent::providers::__fuzz::{
+    read_anthropic_stream, read_gemini_stream, read_openai_responses_stream, read_openai_stream,
+};
 use reticent_fuzz::check_stream;
 
 /// Small limits, so that inputs reach them.
@@ -18,7 +20,12 @@ fuzz_target!(|data: &[u8]| {
     let Some((&piece, body)) = data.split_first() else {
         return;
     };
-    for read in [read_openai_stream, read_anthropic_stream] {
+    for read in [
+        read_openai_stream,
+        read_openai_responses_stream,
+        read_anthropic_stream,
+        read_gemini_stream,
+    ] {
         let limits = (MAX_EVENT_BYTES, MAX_STREAM_BYTES, MAX_TOOL_CALLS);
         let whole = read(body, body.len(), limits.0, limits.1, limits.2);
         let pieces = read(body, usize::from(piece) + 1, limits.0, limits.1, limits.2);

@@ -161,6 +161,7 @@ pub use agent::{
     ResumeRefused, RunOptions, RunState, StepError, StepExecutor, StopReason, ToolFailureMode,
     ToolFailureOptions, ToolStats, ToolStep, ToolsDisabled, Verdict,
 };
+pub use model::RetryPolicy;
 pub use model::{
     Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,
     SchemaDialect, SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,

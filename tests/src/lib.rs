@@ -6,16 +6,21 @@
 //! - [`spans`]: recording the `tracing` spans a test makes, and the events in them, kept apart
 //!   from every other test in the same process;
 //! - [`mcp`]: an rmcp client connected to a server in memory, a failure hook that collects, the
-//!   MCP Python SDK's virtual environment, the `mcp_server` example's binary, and what the
-//!   hostile server `hostile_mcp` (in `src/bin/`) answers;
+//!   MCP Python SDK's virtual environment, the `mcp_server` example's binary, what the
+//!   hostile server `hostile_mcp` (in `src/bin/`) answers, and the server and client the MCP
+//!   conformance suite tests (`conformance_server`, `conformance_client`);
 //! - [`provider`]: a scripted HTTP/1.1 server on loopback for the providers, the fixtures, and
 //!   the streaming scenarios every provider must pass;
+//! - [`conformance`]: how each provider's API spells an answer, for the conformance suite
+//!   every provider passes;
 //! - [`leak`]: the failing tools, strategies and checks of the leak property and the canary
 //!   tests;
 //! - [`shop`]: the tools of the approval, resume and step-executor tests, which count what they
 //!   did;
 //! - [`pattern`]: a `pattern` whose match cannot finish, tools that carry it, and a guard for a
 //!   test whose check may stall its thread;
+//! - [`llmock`]: the fault-injecting mock of the model APIs, run as a child process, with its
+//!   journal of requests and its verdict on the client;
 //! - [`restate_desk`]: what the `restate_desk` service and the `restate` tests agree on.
 #![warn(
     missing_docs,
@@ -25,7 +30,9 @@
 )]
 #![forbid(unsafe_code)]
 
+pub mod conformance;
 pub mod leak;
+pub mod llmock;
 pub mod mcp;
 pub mod pattern;
 pub mod provider;

@@ -1,8 +1,9 @@
 //! Serving tools over MCP in a test: an rmcp client connected to a server over an in-memory
 //! duplex that keeps every byte the client received, a failure hook that collects, the MCP
-//! Python SDK's virtual environment ([`python`]), and a hostile server's answers
-//! ([`hostile`]). Spans are recorded with [`capture_spans`](crate::spans::capture_spans).
+//! Python SDK's virtual environment ([`python`]), a hostile server's answers
+//! ([`hostile`]), and the official conformance suite's server and baseline ([`conformance`]). Spans are recorded with [`capture_spans`](crate::spans::capture_spans).
 
+pub mod conformance;
 pub mod example;
 pub mod hostile;
 pub mod python;

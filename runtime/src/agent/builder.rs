@@ -6,7 +6,7 @@ use super::approval::{ApprovalRule, ApprovalRules};
 use super::call_limit::DEFAULT_MAX_CALLS_PER_TURN;
 use super::gates::Rules;
 use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
-use crate::model::Model;
+use crate::model::{Model, RetryPolicy};
 use crate::tool::{Tool, ToolSet, ToolSetError, Toolbox};
 
 /// Why [`AgentBuilder::build`] refused the configuration.
@@ -95,6 +95,8 @@ pub struct AgentBuilder {
     forbidden_after_untrusted: Vec<String>,
     approval_rules: Vec<ApprovalRule>,
     record_content: bool,
+    retry_broken_turns: bool,
+    turn_retry_policy: Option<RetryPolicy>,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -119,6 +121,8 @@ impl std::fmt::Debug for AgentBuilder {
             .field("forbidden_after_untrusted", &self.forbidden_after_untrusted)
             .field("approval_rules", &self.approval_rules)
             .field("record_content", &self.record_content)
+            .field("retry_broken_turns", &self.retry_broken_turns)
+            .field("turn_retry_policy", &self.turn_retry_policy)
             .finish_non_exhaustive()
     }
 }
@@ -139,6 +143,8 @@ impl AgentBuilder {
             forbidden_after_untrusted: Vec::new(),
             approval_rules: Vec::new(),
             record_content: false,
+            retry_broken_turns: true,
+            turn_retry_policy: None,
         }
     }
 
@@ -300,6 +306,41 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether a turn whose stream broke off is asked again. On by default.
+    ///
+    /// When the agent streams ([`Agent::run_stream`](crate::Agent::run_stream)) and the
+    /// model's stream fails after it passed events on (cut short, disconnected, a malformed
+    /// event, a stall past the provider's idle limit) with an error that
+    /// [is retryable](crate::ModelError::is_retryable), none of the turn's tool calls has run
+    /// yet (they run once the whole turn has arrived), so the turn is asked again:
+    /// [`AgentEvent::TurnRestarted`](crate::AgentEvent::TurnRestarted) tells the reader to
+    /// discard what it showed of the turn, the run waits the backoff (or the server's
+    /// `retry-after`), and the turn starts over. The transcript, the trajectory and the
+    /// usage keep one assistant message per turn, the one that completed.
+    ///
+    /// The retries use the model's [`RetryPolicy`] ([`Model::retry_policy`](crate::Model::retry_policy),
+    /// an HTTP provider's `max_retries`, `retry_delay` and `max_retry_delay`), or
+    /// [`turn_retry_policy`](Self::turn_retry_policy), and share its budget: the attempts the
+    /// provider made for the turn ([`ModelError::attempts`](crate::ModelError::attempts))
+    /// count against it, so a turn makes at most `2 × max_retries + 1` requests. A turn still
+    /// broken when the budget is spent ends the run with
+    /// [`AgentError::Model`](crate::AgentError::Model) and the partial result, as without
+    /// retries. An error that is not retryable, or a `4xx` other than `408`, `409` and `429`,
+    /// is never retried; nor is a server that asks for a longer wait than `max_retry_delay`.
+    ///
+    /// A run that does not stream gets whole answers, which the provider retries itself.
+    pub fn retry_broken_turns(mut self, retry: bool) -> Self {
+        self.retry_broken_turns = retry;
+        self
+    }
+
+    /// The policy for retrying broken turns, in place of the model's own
+    /// ([`Model::retry_policy`](crate::Model::retry_policy), else [`RetryPolicy::default`]).
+    pub fn turn_retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.turn_retry_policy = Some(policy);
+        self
+    }
+
     /// Checks the configuration and builds the agent.
     pub fn build(self) -> Result<Agent, BuildError> {
         if self.max_turns == 0 {
@@ -332,6 +373,11 @@ impl AgentBuilder {
             })?;
         let rules = Rules::new(self.requirements, self.forbidden_after_untrusted, &tools)?;
         let approvals = ApprovalRules::new(self.approval_rules, &tools)?;
+        let turn_retry = self.retry_broken_turns.then(|| {
+            self.turn_retry_policy
+                .or_else(|| self.model.retry_policy())
+                .unwrap_or_default()
+        });
         Ok(Agent {
             inner: Arc::new(Inner {
                 model: self.model,
@@ -347,6 +393,7 @@ impl AgentBuilder {
                 rules,
                 approvals,
                 record_content: self.record_content,
+                turn_retry,
             }),
         })
     }

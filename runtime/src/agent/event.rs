@@ -5,7 +5,7 @@ use futures::channel::mpsc::Sender;
 
 use super::{AgentError, AgentResult};
 use crate::LogLevel;
-use crate::model::{ModelResponse, ToolCall};
+use crate::model::{ModelError, ModelResponse, ToolCall};
 use crate::tool::{Deliver, ToolFailure, ToolUpdate};
 
 /// What happens during a run, as it happens (see [`Agent::run_stream`](crate::Agent::run_stream)).
@@ -33,6 +33,27 @@ pub enum AgentEvent {
         id: String,
         /// The tool the model called.
         name: String,
+    },
+    /// The turn's stream broke off before any of its tool calls ran, and the turn is asked
+    /// again: discard what was shown of turn `turn` (its [`TextDelta`](Self::TextDelta)s and
+    /// [`ToolCallRequested`](Self::ToolCallRequested)s); its events start over after this one.
+    ///
+    /// Sent before the wait, so a UI can say so at once. The retry uses the model's
+    /// [`RetryPolicy`](crate::RetryPolicy) and budget (see
+    /// [`AgentBuilder::retry_broken_turns`](crate::AgentBuilder::retry_broken_turns)). The
+    /// broken attempt leaves nothing in the transcript, the trajectory or the usage: a turn
+    /// is one assistant message, and its usage is that of the attempt that completed (a
+    /// stream reports its usage at its end, so a broken one has none to count).
+    TurnRestarted {
+        /// The turn, from 1.
+        turn: u32,
+        /// The attempt about to start, from 2.
+        attempt: u32,
+        /// Why the last attempt failed, for the caller: never shown to the model.
+        reason: ModelError,
+        /// How long the run waits before the attempt: the backoff, or what the server asked
+        /// for.
+        delay: std::time::Duration,
     },
     /// The model answered.
     ModelResponded {

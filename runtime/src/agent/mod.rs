@@ -120,6 +120,8 @@ pub(crate) struct Inner {
     /// The calls a person must approve.
     pub(crate) approvals: approval::ApprovalRules,
     pub(crate) record_content: bool,
+    /// How a turn whose stream broke off is retried; `None`: it is not.
+    pub(crate) turn_retry: Option<crate::model::RetryPolicy>,
 }
 
 impl fmt::Debug for Agent {

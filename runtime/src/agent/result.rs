@@ -223,11 +223,15 @@ impl fmt::Display for AgentError {
 }
 
 impl std::error::Error for AgentError {
+    /// The tool's full error; for a model error, the first of its sources whose message the
+    /// model error's (which `Display` already says) does not hold.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Cancelled { .. } => None,
             Self::ToolFailed { failure, .. } => Some(&*failure.error),
-            Self::Model { error, .. } => Some(error),
+            Self::Model { error, .. } => {
+                crate::error::chain::first_new_source(&error.to_string(), error)
+            }
         }
     }
 }

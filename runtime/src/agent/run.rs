@@ -2,6 +2,7 @@
 //! limit gives it one last turn without tools.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::channel::mpsc::Sender;
 use futures::{SinkExt, StreamExt};
@@ -18,7 +19,8 @@ use super::state::{OpenCall, RunState};
 use super::steps::StepExecutor;
 use super::{AgentError, AgentEvent, AgentResult, Inner, RunOptions, StopReason, spans};
 use crate::model::{
-    Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, TrajectoryTurn,
+    Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy,
+    TrajectoryTurn,
 };
 use crate::render;
 
@@ -224,11 +226,18 @@ impl Run<'_> {
             let events = self.event_sender();
             let streamed = &mut streamed;
             let max_calls = self.inner.max_calls_per_turn;
+            let retry = self.inner.turn_retry;
             let call = async move {
                 match events {
                     None => model.complete(request).await,
                     Some(events) => {
-                        stream_turn(&*model, request, turn, events, streamed, max_calls).await
+                        let turn = StreamedTurn {
+                            model: &*model,
+                            request,
+                            turn,
+                            max_calls,
+                        };
+                        turn.read_retrying(events, streamed, retry).await
                     }
                 }
             };
@@ -287,40 +296,116 @@ impl Run<'_> {
     }
 }
 
-/// One turn read from the model's stream: each text delta and each tool call the model begins
-/// is sent as it arrives, the text kept in `streamed`; the turn is the stream's `Completed`.
-/// The call past `max_calls` ends the turn with the refusal, and the stream is dropped
-/// unread (a provider closes the connection).
-async fn stream_turn(
-    model: &dyn Model,
-    request: &ModelRequest,
+/// One turn to read from the model's stream.
+struct StreamedTurn<'a> {
+    model: &'a dyn Model,
+    request: &'a ModelRequest,
     turn: u32,
-    mut events: Sender<AgentEvent>,
-    streamed: &mut String,
     max_calls: usize,
-) -> Result<ModelResponse, ModelError> {
-    let mut stream = model.stream(request);
-    while let Some(event) = stream.next().await {
-        let event = match event? {
-            ModelEvent::TextDelta(text) => {
-                streamed.push_str(&text);
-                AgentEvent::TextDelta { turn, text }
-            }
-            ModelEvent::ToolCallStarted { index, .. } if index >= max_calls => {
-                return Err(call_limit::too_many(max_calls, None));
-            }
-            ModelEvent::ToolCallStarted { index, id, name } => AgentEvent::ToolCallRequested {
-                turn,
-                index,
-                id,
-                name,
-            },
-            ModelEvent::Completed(response) => return Ok(response),
-            _ => continue,
-        };
-        let _ = events.send(event).await;
+}
+
+impl StreamedTurn<'_> {
+    /// The turn, asked again with `retry` while its stream breaks off after passing events on
+    /// (see [`AgentBuilder::retry_broken_turns`](crate::AgentBuilder::retry_broken_turns)):
+    /// each restart is announced with [`AgentEvent::TurnRestarted`] before the wait. `streamed`
+    /// holds the text of the last attempt.
+    async fn read_retrying(
+        &self,
+        mut events: Sender<AgentEvent>,
+        streamed: &mut String,
+        retry: Option<RetryPolicy>,
+    ) -> Result<ModelResponse, ModelError> {
+        // the requests made for the turn so far, the model's own retries included
+        let mut spent: u32 = 0;
+        let mut attempt: u32 = 1;
+        loop {
+            streamed.clear();
+            let mut passed_on = false;
+            let error = match self.read(&mut events, streamed, &mut passed_on).await {
+                Ok(response) => return Ok(response),
+                Err(error) => error,
+            };
+            spent = spent.saturating_add(error.attempts());
+            let delay = retry.and_then(|policy| restart_delay(&policy, &error, passed_on, spent));
+            let Some(delay) = delay else {
+                return Err(error);
+            };
+            attempt = attempt.saturating_add(1);
+            tracing::warn!(
+                turn = self.turn,
+                attempt,
+                delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                error = %error,
+                "the model's stream broke off; asking the turn again"
+            );
+            let _ = events
+                .send(AgentEvent::TurnRestarted {
+                    turn: self.turn,
+                    attempt,
+                    reason: error,
+                    delay,
+                })
+                .await;
+            tokio::time::sleep(delay).await;
+        }
     }
-    Err(ModelError::new(
-        "the model's stream ended without its complete response",
-    ))
+
+    /// One attempt: each text delta and each tool call the model begins is sent as it
+    /// arrives, the text kept in `streamed`; the turn is the stream's `Completed`.
+    /// `passed_on` is set once the stream yielded an event. The call past `max_calls` ends
+    /// the turn with the refusal, and the stream is dropped unread (a provider closes the
+    /// connection).
+    async fn read(
+        &self,
+        events: &mut Sender<AgentEvent>,
+        streamed: &mut String,
+        passed_on: &mut bool,
+    ) -> Result<ModelResponse, ModelError> {
+        let turn = self.turn;
+        let mut stream = self.model.stream(self.request);
+        while let Some(event) = stream.next().await {
+            let event = event?;
+            *passed_on = true;
+            let event = match event {
+                ModelEvent::TextDelta(text) => {
+                    streamed.push_str(&text);
+                    AgentEvent::TextDelta { turn, text }
+                }
+                ModelEvent::ToolCallStarted { index, .. } if index >= self.max_calls => {
+                    return Err(call_limit::too_many(self.max_calls, None));
+                }
+                ModelEvent::ToolCallStarted { index, id, name } => AgentEvent::ToolCallRequested {
+                    turn,
+                    index,
+                    id,
+                    name,
+                },
+                ModelEvent::Completed(response) => return Ok(response),
+                _ => continue,
+            };
+            let _ = events.send(event).await;
+        }
+        Err(ModelError::new(
+            "the model's stream ended without its complete response",
+        ))
+    }
+}
+
+/// The wait before a broken turn is asked again, or `None` when it is not: the stream failed
+/// before it passed anything on (the model retried that itself), the error is not worth
+/// retrying (a `4xx` other than `408`, `409` and `429` never is), the `spent` attempts used
+/// up the budget, or the server asks for a longer wait than the policy allows.
+fn restart_delay(
+    policy: &RetryPolicy,
+    error: &ModelError,
+    passed_on: bool,
+    spent: u32,
+) -> Option<Duration> {
+    let client_error = error
+        .status()
+        .is_some_and(|s| (400..500).contains(&s) && !matches!(s, 408 | 409 | 429));
+    if !passed_on || !error.is_retryable() || client_error || spent > policy.max_retries {
+        return None;
+    }
+    policy.delay(spent.saturating_sub(1), error.retry_after())
 }

@@ -540,7 +540,8 @@ impl std::error::Error for ResumeError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Refused(_) => None,
-            Self::Run(error) => Some(error),
+            // `Display` says the run's error: its source is what it does not say
+            Self::Run(error) => crate::error::chain::first_new_source(&error.to_string(), error),
         }
     }
 }

@@ -61,6 +61,26 @@ pub(crate) fn chain(error: &(dyn StdError + 'static)) -> String {
     text
 }
 
+/// The first error of `source`'s chain whose message `text` does not already hold: what an
+/// error whose own message is `text` reports as its `source()`, so that a chain says each
+/// message once. `None` when `text` holds them all, or the chain misbehaves (loops, panics,
+/// runs too deep).
+pub(crate) fn first_new_source<'e>(
+    text: &str,
+    source: &'e (dyn StdError + 'static),
+) -> Option<&'e (dyn StdError + 'static)> {
+    match walk(source, |error| {
+        if text.contains(display(error).as_str()) {
+            std::ops::ControlFlow::Continue(())
+        } else {
+            std::ops::ControlFlow::Break(error)
+        }
+    }) {
+        Walked::Stopped(error) => Some(error),
+        _ => None,
+    }
+}
+
 /// How a walk of a chain ended.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Walked<B> {

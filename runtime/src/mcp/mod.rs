@@ -87,11 +87,18 @@
 //! | an answer that cannot be read (not JSON, nested too deep, over 16 MiB) | `Tool 'NAME' failed with McpUnreadableAnswer` | `McpCallError::Unreadable`, at once; the effect is unknown |
 //! | the server's process exited or the connection was lost | `Tool 'NAME' failed with McpDisconnected` | `McpCallError::Disconnected` (with the exit status); the effect is unknown |
 //! | no answer within the client's `timeout` (60s unless set) | `Tool 'NAME' timed out after 1m and was stopped; ...` | kind `timeout`; the server is sent `notifications/cancelled` |
+//! | neither an answer nor progress within the client's `idle_timeout` (when set) | `Tool 'NAME' failed with McpTimeout` | `McpCallError::Silent`; the server is sent `notifications/cancelled` |
 //! | the call's token was cancelled | `Tool 'NAME' failed with McpCancelled` (a cancelled run ends as cancelled) | `McpCallError::Cancelled`; the server is sent `notifications/cancelled` |
 //!
 //! No wait on a server is unbounded: connecting and `tools()` time out after 30 seconds, a
 //! call after 60 (each configurable on the builder), and an answer rmcp cannot decode fails
 //! the request it answers instead of leaving it waiting.
+//!
+//! Every call is sent with a progress token: the server's progress and log lines reach the
+//! caller as a local tool's do ([`AgentEvent::ToolProgress`](crate::AgentEvent::ToolProgress),
+//! [`AgentEvent::ToolLog`](crate::AgentEvent::ToolLog)), bounded, never the model. With the
+//! client's `idle_timeout`, a call that goes quiet that long fails; progress keeps a call going
+//! up to its time limit, never past it.
 //!
 //! Remote output is untrusted (it taints the run) unless the client is built with
 //! `trusted_output(true)`. A tool whose name is not a valid tool name is refused by `tools()`,

@@ -16,6 +16,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::ops::{Add, AddAssign};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -26,6 +27,7 @@ use crate::tool::ToolDefinition;
 mod arguments;
 mod dialect;
 mod replay;
+mod retry;
 mod scripted;
 mod stream;
 mod trajectory;
@@ -34,10 +36,11 @@ pub use arguments::Arguments;
 pub(crate) use dialect::{Normaliser, integer_format_range};
 pub use dialect::{SchemaDialect, SchemaError};
 pub use replay::ReplayModel;
+pub use retry::RetryPolicy;
 pub use scripted::ScriptedModel;
 pub use stream::ModelEvent;
 #[cfg_attr(
-    not(any(feature = "openai", feature = "anthropic")),
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
     allow(unused_imports)
 )]
 pub(crate) use stream::events as stream_events;
@@ -102,6 +105,18 @@ pub trait Model: Send + Sync + 'static {
     fn schema_dialect(&self) -> SchemaDialect {
         SchemaDialect::Standard
     }
+
+    /// How this model retries a failed call itself, if it does: the HTTP
+    /// [providers](crate::providers) report their `max_retries`, `retry_delay` and
+    /// `max_retry_delay`. Default: `None`.
+    ///
+    /// The agent loop retries a turn whose stream broke off with this policy, counting the
+    /// attempts the model reports in [`ModelError::attempts`] against the same budget (see
+    /// [`AgentBuilder::retry_broken_turns`](crate::AgentBuilder::retry_broken_turns)); for a
+    /// model that reports none it uses [`RetryPolicy::default`].
+    fn retry_policy(&self) -> Option<RetryPolicy> {
+        None
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -122,6 +137,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     fn schema_dialect(&self) -> SchemaDialect {
         (**self).schema_dialect()
     }
+
+    fn retry_policy(&self) -> Option<RetryPolicy> {
+        (**self).retry_policy()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -141,6 +160,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn schema_dialect(&self) -> SchemaDialect {
         (**self).schema_dialect()
+    }
+
+    fn retry_policy(&self) -> Option<RetryPolicy> {
+        (**self).retry_policy()
     }
 }
 
@@ -210,7 +233,11 @@ impl ModelResponse {
 }
 
 /// A tool call the model asked for.
+///
+/// Built with [`ToolCall::new`]; fields may be added, so it is not built with a struct
+/// literal outside reticent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The id the model gave the call; its result carries the same id.
     pub id: String,
@@ -218,6 +245,14 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments: the JSON text the model wrote, or a JSON value (see [`Arguments`]).
     pub arguments: Arguments,
+    /// What the provider that produced the call must get back with it next turn, under that
+    /// provider's own key: Gemini's thought signature (`{"gemini": {"thoughtSignature":
+    /// ..}}`), the reasoning items of OpenAI's Responses API (`{"openai_responses": ..}`).
+    /// Opaque to the agent, which keeps it with the call in the conversation, so it is saved
+    /// with a [`RunState`](crate::RunState) and a [`Trajectory`], and a provider ignores the
+    /// keys of others. `None` for most calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_data: Option<serde_json::Value>,
 }
 
 impl ToolCall {
@@ -232,7 +267,16 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            provider_data: None,
         }
+    }
+
+    /// The same call, with what its provider must get back with it
+    /// ([`ToolCall::provider_data`]).
+    #[must_use]
+    pub fn with_provider_data(mut self, data: serde_json::Value) -> Self {
+        self.provider_data = Some(data);
+        self
     }
 }
 
@@ -287,21 +331,45 @@ pub struct ToolResult {
 }
 
 /// Token counts.
+///
+/// Built with [`Usage::new`] (and [`Usage::with_cache`]); fields may be added, so it is not
+/// built with a struct literal outside reticent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
-    /// Tokens sent to the model.
+    /// Tokens sent to the model, cached ones included.
     pub input_tokens: u64,
     /// Tokens the model produced.
     pub output_tokens: u64,
+    /// Of the input tokens, those read from the provider's prompt cache (Anthropic's
+    /// `cache_read_input_tokens`, OpenAI's `cached_tokens`, Gemini's
+    /// `cachedContentTokenCount`).
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Of the input tokens, those written to the provider's prompt cache (Anthropic's
+    /// `cache_creation_input_tokens`).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
 }
 
 impl Usage {
-    /// Usage of `input_tokens` in and `output_tokens` out.
+    /// Usage of `input_tokens` in and `output_tokens` out, none of it cached.
     pub const fn new(input_tokens: u64, output_tokens: u64) -> Self {
         Self {
             input_tokens,
             output_tokens,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
         }
+    }
+
+    /// The same usage, of which `read` input tokens were read from the prompt cache and
+    /// `write` written to it.
+    #[must_use]
+    pub const fn with_cache(mut self, read: u64, write: u64) -> Self {
+        self.cache_read_tokens = read;
+        self.cache_write_tokens = write;
+        self
     }
 
     /// Input plus output, saturating at `u64::MAX` (a stored state may hold any count).
@@ -316,6 +384,10 @@ impl Add for Usage {
         Self {
             input_tokens: self.input_tokens.saturating_add(rhs.input_tokens),
             output_tokens: self.output_tokens.saturating_add(rhs.output_tokens),
+            cache_read_tokens: self.cache_read_tokens.saturating_add(rhs.cache_read_tokens),
+            cache_write_tokens: self
+                .cache_write_tokens
+                .saturating_add(rhs.cache_write_tokens),
         }
     }
 }
@@ -332,6 +404,8 @@ pub struct ModelError {
     message: String,
     status: Option<u16>,
     retryable: bool,
+    attempts: u32,
+    retry_after: Option<Duration>,
     source: Option<Arc<dyn StdError + Send + Sync + 'static>>,
 }
 
@@ -342,6 +416,8 @@ impl ModelError {
             message: message.into(),
             status: None,
             retryable: false,
+            attempts: 1,
+            retry_after: None,
             source: None,
         }
     }
@@ -357,6 +433,20 @@ impl ModelError {
     #[must_use]
     pub fn retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable;
+        self
+    }
+
+    /// The number of requests the call made, retries included (at least 1).
+    #[must_use]
+    pub fn with_attempts(mut self, attempts: u32) -> Self {
+        self.attempts = attempts.max(1);
+        self
+    }
+
+    /// The wait the server asked for before a retry (`retry-after`).
+    #[must_use]
+    pub fn with_retry_after(mut self, wait: Duration) -> Self {
+        self.retry_after = Some(wait);
         self
     }
 
@@ -381,6 +471,17 @@ impl ModelError {
     pub fn is_retryable(&self) -> bool {
         self.retryable
     }
+
+    /// How many requests the call made, retries included: 1 unless the model says otherwise.
+    /// The agent loop counts them against its budget for retrying a broken turn.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The wait the server asked for before a retry, when it asked.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
 }
 
 impl fmt::Debug for ModelError {
@@ -389,6 +490,8 @@ impl fmt::Debug for ModelError {
             .field("message", &self.message)
             .field("status", &self.status)
             .field("retryable", &self.retryable)
+            .field("attempts", &self.attempts)
+            .field("retry_after", &self.retry_after)
             .field("source", &self.source)
             .finish()
     }
@@ -404,9 +507,10 @@ impl fmt::Display for ModelError {
 }
 
 impl StdError for ModelError {
+    /// The underlying error, past those whose message the message already holds: the chain
+    /// says each message once.
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn StdError + 'static))
+        let source = self.source.as_deref()?;
+        crate::error::chain::first_new_source(&self.message, source)
     }
 }

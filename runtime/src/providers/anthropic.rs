@@ -16,9 +16,13 @@
 //! - tool results are `tool_result` blocks with `is_error: true` for a failed call, and the
 //!   results of one turn (with any note the agent adds after them) form one `user` message;
 //! - tool schemas are sent as they are ([`SchemaDialect::Standard`]) as `input_schema`;
-//! - usage: `input_tokens` counts cached input too (`cache_creation_input_tokens` and
-//!   `cache_read_input_tokens`);
-//! - [`Model::stream`] asks for `"stream": true` and reads the events from `message_start` to
+//! - the system prompt and the last tool definition are cache breakpoints
+//!   (`cache_control: {"type": "ephemeral"}`) unless [`Anthropic::cache`] turns them off, so
+//!   the turns of a run read the prompt's unchanging start from the cache;
+//! - with [`Anthropic::strict`], tools whose schema qualifies carry `"strict": true`;
+//! - usage: `input_tokens` counts cached input too, and the cache reads and writes
+//!   (`cache_read_input_tokens`, `cache_creation_input_tokens`) are reported apart;
+//! - [`Model::stream`](crate::Model::stream) asks for `"stream": true` and reads the events from `message_start` to
 //!   `message_stop`: `text_delta`s are text, `input_json_delta` fragments are the arguments of
 //!   the `tool_use` block they name, thinking blocks and `ping`s are skipped, and an `error`
 //!   event is an error.
@@ -27,25 +31,17 @@
 //! the streamed events of one API change together when the API does, and are read together.
 
 use std::collections::HashMap;
-use std::fmt;
 
-use futures::future::BoxFuture;
-use futures::stream::BoxStream;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ConfigError;
-use super::http::{
-    Failed, Transport, error_message, join, secret_header, tool_calls_within, unreadable,
-    unreadable_event,
-};
+use super::endpoint::{Endpoint, Wire, endpoint_model};
+use super::http::{Failed, error_message, join, secret_header, unreadable, unreadable_event};
 use super::sse::SseEvent;
-use super::stream::{Assembly, Decode, error_event, post_stream};
+use super::stream::{Assembly, Decode, error_event};
 use crate::model::SchemaDialect;
-use crate::model::{
-    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
-};
+use crate::model::{Arguments, Message, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
 use crate::secret::Secret;
 
 /// The API version this provider speaks (`anthropic-version`).
@@ -56,25 +52,17 @@ pub const API_VERSION: &str = "2023-06-01";
 /// See the [module docs](self) for how requests are built.
 #[derive(Clone)]
 pub struct Anthropic {
-    api_key: Secret<String>,
-    model: String,
-    base_url: String,
-    max_tokens: u32,
-    params: Map<String, Value>,
-    transport: Transport,
+    endpoint: Endpoint<Messages>,
 }
 
-impl fmt::Debug for Anthropic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Anthropic")
-            .field("model", &self.model)
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key)
-            .field("max_tokens", &self.max_tokens)
-            .field("params", &self.params.keys().collect::<Vec<_>>())
-            .field("transport", &self.transport)
-            .finish()
-    }
+endpoint_model!(Anthropic);
+
+/// The Messages API wire format.
+#[derive(Clone, Debug)]
+pub(super) struct Messages {
+    max_tokens: u32,
+    cache: bool,
+    strict: bool,
 }
 
 impl Anthropic {
@@ -86,66 +74,81 @@ impl Anthropic {
 
     /// The model `model`, with this API key.
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            api_key: Secret::new(api_key.into()),
-            model: model.into(),
-            base_url: Self::DEFAULT_BASE_URL.to_owned(),
+        let wire = Messages {
             max_tokens: Self::DEFAULT_MAX_TOKENS,
-            params: Map::new(),
-            transport: Transport::new(),
+            cache: true,
+            strict: false,
+        };
+        Self {
+            endpoint: Endpoint::new(api_key.into(), model.into(), Self::DEFAULT_BASE_URL, wire),
         }
-    }
-
-    /// The model `model`, with the key from `ANTHROPIC_API_KEY` and the endpoint from
-    /// `ANTHROPIC_BASE_URL` (default [`Anthropic::DEFAULT_BASE_URL`]).
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ConfigError> {
-        Self::from_lookup(&model.into(), &|name: &str| {
-            std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-        })
-    }
-
-    pub(super) fn from_lookup(
-        model: &str,
-        lookup: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let api_key = lookup("ANTHROPIC_API_KEY").ok_or_else(|| ConfigError::MissingEnv {
-            var: "ANTHROPIC_API_KEY".to_owned(),
-        })?;
-        let model = Self::new(api_key, model);
-        Ok(match lookup("ANTHROPIC_BASE_URL") {
-            Some(url) => model.base_url(url),
-            None => model,
-        })
-    }
-
-    /// The endpoint, without the version: `https://api.anthropic.com`. Requests go to
-    /// `{base_url}/v1/messages`.
-    #[must_use]
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into();
-        self
     }
 
     /// The most tokens one response may have (`max_tokens`, which the API requires).
     /// Default 4096.
     #[must_use]
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
+        self.endpoint.wire.max_tokens = max_tokens;
         self
     }
 
-    super::http::transport_setters!(
-        retried: "`408`, `429` or `5xx` (including `529 overloaded`)",
-        params: "`temperature`, `top_p` or `thinking`",
+    /// Marks the system prompt and the last tool definition as cache breakpoints
+    /// (`cache_control: {"type": "ephemeral"}`), so that every turn after the first reads them
+    /// from Anthropic's prompt cache instead of paying for them in full; the usage reports
+    /// the tokens read from and written to the cache. On by default. A prefix shorter than
+    /// the model's minimum for caching (about 1024 tokens) is simply not cached.
+    #[must_use]
+    pub fn cache(mut self, cache: bool) -> Self {
+        self.endpoint.wire.cache = cache;
+        self
+    }
+
+    /// Sends `"strict": true` on every tool whose schema strict tool use can take, so that
+    /// the model's arguments always match the schema: objects closed with
+    /// `"additionalProperties": false` and no numeric, length or count constraints
+    /// (`minimum`, `maxLength`, `maxItems`, ...), which the agent keeps checking itself. Off
+    /// by default: models before Claude Sonnet 4.5, Opus 4.5 and Haiku 4.5 refuse it.
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.endpoint.wire.strict = strict;
+        self
+    }
+
+    super::endpoint::endpoint_setters!(
+        key: "ANTHROPIC_API_KEY",
+        base: "ANTHROPIC_BASE_URL",
+        key_optional: false,
+        endpoint: "The endpoint, without the version: `https://api.anthropic.com`. Requests go to `{base_url}/v1/messages`.",
     );
 
-    /// The model's name.
-    pub fn model(&self) -> &str {
-        &self.model
+    super::http::transport_setters!(
+        retried: "`408`, `409`, `429` or `5xx` (including `529 overloaded`)",
+        params: "`temperature`, `top_p` or `thinking`",
+    );
+}
+
+impl Wire for Messages {
+    type Events = Events;
+
+    fn url(&self, base_url: &str, _model: &str, _stream: bool) -> String {
+        join(base_url, "/v1/messages")
+    }
+
+    fn headers(&self, api_key: &Secret<String>) -> Result<HeaderMap, ModelError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static("x-api-key"),
+            secret_header(api_key.expose().clone())?,
+        );
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        Ok(headers)
     }
 
     /// The body of the request for `request`; `stream` asks for server-sent events.
-    fn body(&self, request: &ModelRequest, stream: bool) -> Value {
+    fn body(&self, model: &str, request: &ModelRequest, stream: bool) -> Map<String, Value> {
         let mut messages = Vec::new();
         // blocks of the user turn being built: tool results, then any text after them
         let mut user: Vec<Value> = Vec::new();
@@ -192,90 +195,111 @@ impl Anthropic {
         flush(&mut messages, &mut user);
 
         let mut body = Map::new();
-        body.insert("model".into(), Value::from(self.model.as_str()));
+        body.insert("model".into(), Value::from(model));
         body.insert("max_tokens".into(), Value::from(self.max_tokens));
         if let Some(system) = &request.system {
-            body.insert("system".into(), Value::from(system.as_str()));
+            let system = if self.cache {
+                json!([{"type": "text", "text": system, "cache_control": ephemeral()}])
+            } else {
+                Value::from(system.as_str())
+            };
+            body.insert("system".into(), system);
         }
         body.insert("messages".into(), Value::Array(messages));
         if !request.tools.is_empty() {
-            let tools = request
+            let mut tools: Vec<Value> = request
                 .tools
                 .iter()
                 .map(|tool| {
-                    json!({
-                        "name": tool.name,
-                        "description": tool.description,
-                        "input_schema": tool.parameters,
-                    })
+                    let mut definition = Map::new();
+                    definition.insert("name".into(), Value::from(tool.name.as_str()));
+                    definition.insert("description".into(), Value::from(tool.description.as_str()));
+                    definition.insert("input_schema".into(), tool.parameters.clone());
+                    if self.strict && strict_schema(&tool.parameters) {
+                        definition.insert("strict".into(), Value::Bool(true));
+                    }
+                    Value::Object(definition)
                 })
                 .collect();
+            if self.cache
+                && let Some(Value::Object(last)) = tools.last_mut()
+            {
+                last.insert("cache_control".into(), ephemeral());
+            }
             body.insert("tools".into(), Value::Array(tools));
         }
         if stream {
             body.insert("stream".into(), Value::Bool(true));
         }
-        for (name, value) in &self.params {
-            body.insert(name.clone(), value.clone());
-        }
-        Value::Object(body)
-    }
-
-    /// The headers and the encoded body of the request for `request`.
-    fn prepare(
-        &self,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<(HeaderMap, Vec<u8>), ModelError> {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            HeaderName::from_static("x-api-key"),
-            secret_header(self.api_key.expose().clone())?,
-        );
-        headers.insert(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static(API_VERSION),
-        );
-        let body = serde_json::to_vec(&self.body(request, stream))
-            .map_err(|e| ModelError::new("could not encode the request").with_source(e))?;
-        Ok((headers, body))
-    }
-
-    fn url(&self) -> String {
-        join(&self.base_url, "/v1/messages")
-    }
-
-    async fn send(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
-        let (headers, body) = self.prepare(request, false)?;
-        let response = self
-            .transport
-            .post_json(&self.url(), headers, body, &self.api_key)
-            .await?;
-        tool_calls_within(parse(&response)?, self.transport.max_tool_calls)
-    }
-}
-
-impl Model for Anthropic {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        Box::pin(self.send(request))
-    }
-
-    /// Streams the answer: the request asks for server-sent events (`stream: true`); see
-    /// [`Model::stream`] for what the stream holds.
-    fn stream<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
-        let prepared = self.prepare(request, true);
-        post_stream::<Events>(&self.transport, self.url(), prepared, &self.api_key)
+        body
     }
 
     fn schema_dialect(&self) -> SchemaDialect {
         SchemaDialect::Standard
     }
+}
+
+/// A cache breakpoint: the prompt up to here is cached for five minutes.
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
+}
+
+/// Keywords strict tool use does not take.
+const NOT_STRICT: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "uniqueItems",
+    "patternProperties",
+];
+
+/// Whether strict tool use can take `schema`: every object closed, none of [`NOT_STRICT`],
+/// `minItems` 0 or 1 only, and no `$ref` inside a definition (which could be recursive).
+fn strict_schema(schema: &Value) -> bool {
+    fn walk(schema: &Value, in_definition: bool, depth: usize) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match schema {
+            Value::Array(items) => items.iter().all(|s| walk(s, in_definition, depth + 1)),
+            Value::Object(map) => {
+                if NOT_STRICT.iter().any(|k| map.contains_key(*k))
+                    || map
+                        .get("minItems")
+                        .and_then(Value::as_u64)
+                        .is_some_and(|n| n > 1)
+                    || (in_definition && map.contains_key("$ref"))
+                {
+                    return false;
+                }
+                let is_object =
+                    map.get("type") == Some(&json!("object")) || map.contains_key("properties");
+                if is_object && map.get("additionalProperties") != Some(&Value::Bool(false)) {
+                    return false;
+                }
+                map.iter().all(|(key, value)| match key.as_str() {
+                    // names and literal values, not schemas
+                    "properties" | "$defs" | "definitions" => value
+                        .as_object()
+                        .into_iter()
+                        .flat_map(|m| m.values())
+                        .all(|s| walk(s, in_definition || key != "properties", depth + 1)),
+                    "enum" | "const" | "default" | "examples" | "required" | "description"
+                    | "title" => true,
+                    _ => walk(value, in_definition, depth + 1),
+                })
+            }
+            _ => true,
+        }
+    }
+    walk(schema, false, 0)
 }
 
 fn tool_use(call: &ToolCall) -> Value {
@@ -330,16 +354,18 @@ struct WireUsage {
 }
 
 impl WireUsage {
-    /// Input counts cached tokens too.
+    /// Input counts cached tokens too, which are also reported as cache reads and writes.
     fn usage(&self) -> Usage {
-        let cached = self
-            .cache_creation_input_tokens
-            .unwrap_or(0)
-            .saturating_add(self.cache_read_input_tokens.unwrap_or(0));
+        let write = self.cache_creation_input_tokens.unwrap_or(0);
+        let read = self.cache_read_input_tokens.unwrap_or(0);
         Usage::new(
-            self.input_tokens.unwrap_or(0).saturating_add(cached),
+            self.input_tokens
+                .unwrap_or(0)
+                .saturating_add(write)
+                .saturating_add(read),
             self.output_tokens.unwrap_or(0),
         )
+        .with_cache(read, write)
     }
 
     /// `self` with the counts `later` has: a stream's `message_delta` carries cumulative
@@ -381,15 +407,15 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
     for block in content {
         match block {
             Block::Text { text: t } => text.push_str(&t),
-            Block::ToolUse { id, name, input } => tool_calls.push(ToolCall {
+            Block::ToolUse { id, name, input } => tool_calls.push(ToolCall::new(
                 id,
                 name,
-                arguments: if input.is_null() {
+                if input.is_null() {
                     Arguments::empty()
                 } else {
                     Arguments::from(input)
                 },
-            }),
+            )),
             Block::Other => {}
         }
     }

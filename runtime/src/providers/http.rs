@@ -6,9 +6,7 @@
 //! the error it ends in) is one loop, read in one place, with its tests of every bound beside
 //! it.
 
-use std::collections::hash_map::RandomState;
 use std::fmt;
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,7 +14,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use crate::error::chain::chain;
-use crate::model::{ModelError, ModelResponse};
+use crate::model::{ModelError, ModelResponse, RetryPolicy};
 use crate::render::{MAX_NAME_LEN, bounded, format_duration};
 use crate::secret::Secret;
 
@@ -41,6 +39,13 @@ pub(crate) const DEFAULT_MAX_EVENT_BYTES: usize = 8 << 20;
 /// (128), so that it bounds what a provider holds without being the limit a run meets.
 pub(crate) const DEFAULT_MAX_TOOL_CALLS: usize = 1024;
 
+/// The longest a stream may go without an event once its answer has begun, unless configured
+/// otherwise. A healthy stream sends a token (or, from Anthropic, a `ping`) every second or
+/// so, and no API pauses for long between two events once it writes: a minute is far past
+/// any pause of a healthy stream, and a fifth of the request timeout, so a hung connection is
+/// found and retried long before the request would time out.
+pub(crate) const DEFAULT_STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Longest provider error text kept when the body is not the provider's JSON error shape.
 const MAX_ERROR_BODY: usize = 512;
 
@@ -55,6 +60,10 @@ pub(crate) struct Transport {
     pub(crate) max_response_bytes: usize,
     pub(crate) max_event_bytes: usize,
     pub(crate) max_tool_calls: usize,
+    /// The longest wait between two events of a stream once its answer has begun.
+    pub(crate) stream_idle_timeout: Duration,
+    /// The longest wait for a stream's answer to begin; `None`: the request timeout.
+    pub(crate) first_event_timeout: Option<Duration>,
 }
 
 impl fmt::Debug for Transport {
@@ -67,6 +76,8 @@ impl fmt::Debug for Transport {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("max_event_bytes", &self.max_event_bytes)
             .field("max_tool_calls", &self.max_tool_calls)
+            .field("stream_idle_timeout", &self.stream_idle_timeout)
+            .field("first_event_timeout", &self.first_event_timeout())
             .finish_non_exhaustive()
     }
 }
@@ -82,7 +93,14 @@ impl Transport {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
             max_tool_calls: DEFAULT_MAX_TOOL_CALLS,
+            stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
+            first_event_timeout: None,
         }
+    }
+
+    /// The longest wait for a stream's answer to begin: as set, else the request timeout.
+    pub(crate) fn first_event_timeout(&self) -> Duration {
+        self.first_event_timeout.unwrap_or(self.timeout)
     }
 
     pub(crate) fn set_client(&mut self, client: reqwest::Client) {
@@ -184,6 +202,7 @@ impl Transport {
             message: provider_message(&body, status),
             status: Some(status),
             retryable: status == StatusCode::REQUEST_TIMEOUT
+                || status == StatusCode::CONFLICT
                 || status == StatusCode::TOO_MANY_REQUESTS
                 || status.is_server_error(),
             retry_after,
@@ -218,23 +237,14 @@ impl Transport {
     }
 
     /// The wait before retry number `retries + 1`, or `None` when the server asks for a longer
-    /// wait than `max_retry_delay` allows.
+    /// wait than `max_retry_delay` allows: the backoff the agent loop uses too.
     fn delay(&self, retries: u32, retry_after: Option<Duration>) -> Option<Duration> {
-        match retry_after {
-            Some(wait) if wait > self.max_retry_delay => None,
-            Some(wait) => Some(wait),
-            None => {
-                let factor = 2u32.saturating_pow(retries);
-                let full = self
-                    .retry_delay
-                    .saturating_mul(factor)
-                    .min(self.max_retry_delay);
-                // equal jitter: between half and all of the delay, so clients spread out;
-                // `half.mul_f64` of a number below 1 stays below `half`, so no overflow
-                let half = full / 2;
-                Some(half.saturating_add(half.mul_f64(random_unit())))
-            }
-        }
+        self.retry_policy().delay(retries, retry_after)
+    }
+
+    /// The retry settings, as the agent loop reads them to retry a broken turn.
+    pub(crate) fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy::new(self.max_retries, self.retry_delay, self.max_retry_delay)
     }
 }
 
@@ -270,12 +280,13 @@ impl Failed {
 
     fn transport(error: reqwest::Error, timeout: Duration) -> Self {
         let error = error.without_url();
+        // the transport error is the source, which says the rest
         let message = if error.is_timeout() {
             format!("no response within {}", format_duration(timeout))
         } else if error.is_connect() {
-            format!("could not connect: {}", chain(&error))
+            "could not connect".to_owned()
         } else {
-            format!("the request failed: {}", chain(&error))
+            "the request failed".to_owned()
         };
         let retryable = error.is_timeout() || error.is_connect() || error.is_request();
         Self::new(message, retryable).with_source(error)
@@ -285,15 +296,34 @@ impl Failed {
     /// retried only while none of it was passed on.
     pub(crate) fn stream_broke(error: reqwest::Error, timeout: Duration) -> Self {
         let error = error.without_url();
+        // the transport error is the source, which says the rest
         let message = if error.is_timeout() {
             format!(
                 "the stream did not finish within {}",
                 format_duration(timeout)
             )
         } else {
-            format!("the connection broke: {}", chain(&error))
+            "the connection broke".to_owned()
         };
         Self::new(message, true).with_source(error)
+    }
+
+    /// A stream that sent no event within `limit`, the setting named `setting`: worth
+    /// retrying, as a timeout of the request before the answer began (`first_event_timeout`),
+    /// or as a broken stream after (`stream_idle_timeout`).
+    pub(crate) fn stalled(limit: Duration, setting: &str, begun: bool) -> Self {
+        let message = if begun {
+            format!(
+                "the stream sent no event for {} (`{setting}`)",
+                format_duration(limit)
+            )
+        } else {
+            format!(
+                "the answer did not begin within {} (`{setting}`)",
+                format_duration(limit)
+            )
+        };
+        Self::new(message, true)
     }
 
     /// A response body over the limit: not read further, not retried.
@@ -311,8 +341,9 @@ impl Failed {
         }
     }
 
-    /// The same failure, after `events` events of the stream were passed on: it can no longer
-    /// be retried, and says that the stream broke off.
+    /// The same failure, after `events` events of the stream were passed on: the stream
+    /// cannot retry it (what was passed on cannot be taken back), and it says that the stream
+    /// broke off. It stays retryable as it was: the agent loop asks the whole turn again.
     pub(crate) fn after_events(self, events: usize) -> Self {
         Self {
             message: format!(
@@ -320,8 +351,6 @@ impl Failed {
                 if events == 1 { "" } else { "s" },
                 self.message
             ),
-            retryable: false,
-            retry_after: None,
             ..self
         }
     }
@@ -331,7 +360,12 @@ impl Failed {
         if attempts > 1 {
             message.push_str(&format!(" (gave up after {attempts} attempts)"));
         }
-        let mut error = ModelError::new(message).retryable(self.retryable);
+        let mut error = ModelError::new(message)
+            .retryable(self.retryable)
+            .with_attempts(attempts);
+        if let Some(wait) = self.retry_after {
+            error = error.with_retry_after(wait);
+        }
         if let Some(status) = self.status {
             error = error.with_status(status.as_u16());
         }
@@ -393,11 +427,11 @@ pub(crate) fn unreadable(what: &str, error: serde_json::Error) -> ModelError {
     }
 }
 
-/// As [`unreadable`], for one event of a stream: not worth retrying, the same bytes would
-/// come back.
+/// As [`unreadable`], for one event of a stream: worth retrying, a model's next answer is
+/// new bytes (a server that garbles one event rarely garbles the next answer).
 pub(crate) fn unreadable_event(what: &str, error: serde_json::Error) -> Failed {
     let (message, source) = unreadable_parts(what, error);
-    let failed = Failed::new(message, false);
+    let failed = Failed::new(message, true);
     match source {
         Some(source) => failed.with_source(source),
         None => failed,
@@ -466,12 +500,6 @@ fn redact(message: String, api_key: &Secret<String>) -> String {
     }
 }
 
-/// A number in `[0, 1)`, different on every call; good enough for jitter.
-fn random_unit() -> f64 {
-    let bits = RandomState::new().build_hasher().finish();
-    (bits >> 11) as f64 / (1u64 << 53) as f64
-}
-
 /// A header value that is never printed: `Debug` of a sensitive `HeaderValue` shows
 /// `Sensitive`.
 pub(crate) fn secret_header(value: String) -> Result<HeaderValue, ModelError> {
@@ -503,7 +531,7 @@ macro_rules! transport_setters {
                 )]
         #[must_use]
         pub fn param(mut self, name: impl Into<String>, value: serde_json::Value) -> Self {
-            self.params.insert(name.into(), value);
+            self.endpoint.params.insert(name.into(), value);
             self
         }
 
@@ -511,17 +539,41 @@ macro_rules! transport_setters {
         /// (for a stream, to its last event). Default 300 s.
         #[must_use]
         pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
-            self.transport.timeout = timeout;
+            self.endpoint.transport.timeout = timeout;
+            self
+        }
+
+        /// The longest a stream may go without an event once its answer has begun (its first
+        /// text or tool call). Default 60 s: a healthy stream sends a token, or a `ping`,
+        /// every second or so. A stream that stalls longer is cut: before anything was passed
+        /// on the request is retried; after, the stream ends with a retryable error that says
+        /// it broke off, and an [`Agent`](crate::Agent) asks the turn again. The error names
+        /// the setting.
+        #[must_use]
+        pub fn stream_idle_timeout(mut self, limit: std::time::Duration) -> Self {
+            self.endpoint.transport.stream_idle_timeout = limit;
+            self
+        }
+
+        /// The longest wait for a stream's answer to begin, from sending the request (and
+        /// from each event that carries no answer yet, like a role-only first chunk). Default:
+        /// the request's [`timeout`](Self::timeout), since reasoning models can think for
+        /// minutes before they write. A stream whose answer does not begin in time is a
+        /// timeout of the request, retried as one; the error names the setting.
+        #[must_use]
+        pub fn first_event_timeout(mut self, limit: std::time::Duration) -> Self {
+            self.endpoint.transport.first_event_timeout = Some(limit);
             self
         }
 
         #[doc = concat!(
                     "How many times a request that failed with ", $retried,
-                    ", a timeout or a connection failure is retried. Default 2; `0` never retries."
+                    ", a timeout or a connection failure is retried. Default 2; `0` never retries. ",
+                    "The agent loop retries a turn whose stream broke off within the same budget."
                 )]
         #[must_use]
         pub fn max_retries(mut self, retries: u32) -> Self {
-            self.transport.max_retries = retries;
+            self.endpoint.transport.max_retries = retries;
             self
         }
 
@@ -529,7 +581,7 @@ macro_rules! transport_setters {
         /// doubles on every retry, with jitter. Default 500 ms.
         #[must_use]
         pub fn retry_delay(mut self, delay: std::time::Duration) -> Self {
-            self.transport.retry_delay = delay;
+            self.endpoint.transport.retry_delay = delay;
             self
         }
 
@@ -537,7 +589,7 @@ macro_rules! transport_setters {
         /// longer wait is not retried: its error is returned at once. Default 30 s.
         #[must_use]
         pub fn max_retry_delay(mut self, delay: std::time::Duration) -> Self {
-            self.transport.max_retry_delay = delay;
+            self.endpoint.transport.max_retry_delay = delay;
             self
         }
 
@@ -547,7 +599,7 @@ macro_rules! transport_setters {
         /// its text, and the arguments of each of its tool calls.
         #[must_use]
         pub fn max_response_bytes(mut self, bytes: usize) -> Self {
-            self.transport.max_response_bytes = bytes;
+            self.endpoint.transport.max_response_bytes = bytes;
             self
         }
 
@@ -556,7 +608,7 @@ macro_rules! transport_setters {
         /// Default 8 MiB: some servers send a tool call's arguments whole in one event.
         #[must_use]
         pub fn max_event_bytes(mut self, bytes: usize) -> Self {
-            self.transport.max_event_bytes = bytes;
+            self.endpoint.transport.max_event_bytes = bytes;
             self
         }
 
@@ -572,7 +624,7 @@ macro_rules! transport_setters {
         /// than 1024 calls in one turn.
         #[must_use]
         pub fn max_tool_calls(mut self, calls: usize) -> Self {
-            self.transport.max_tool_calls = calls;
+            self.endpoint.transport.max_tool_calls = calls;
             self
         }
 
@@ -580,7 +632,7 @@ macro_rules! transport_setters {
         /// root certificates). The timeout and retries still apply.
         #[must_use]
         pub fn http_client(mut self, client: reqwest::Client) -> Self {
-            self.transport.set_client(client);
+            self.endpoint.transport.set_client(client);
             self
         }
     };

@@ -3,7 +3,9 @@
 //! | feature | provider | API |
 //! |---|---|---|
 //! | `openai` | [`openai::OpenAi`] | Chat Completions, at OpenAI or any compatible server (Ollama, vLLM, llama.cpp) |
+//! | `openai` | [`openai_responses::OpenAiResponses`] | the Responses API, which reasoning models need |
 //! | `anthropic` | [`anthropic::Anthropic`] | the Messages API |
+//! | `gemini` | [`gemini::Gemini`] | the Gemini API (`generateContent`) |
 //!
 //! ```no_run
 //! # #[cfg(feature = "openai")]
@@ -30,7 +32,7 @@
 //! # let _ = demo;
 //! ```
 //!
-//! Both providers send the request once per turn and retry `408`, `429`, `5xx`, timeouts and
+//! Every provider sends the request once per turn and retries `408`, `429`, `5xx`, timeouts and
 //! connection failures with exponential backoff and jitter, waiting what `retry-after` (or
 //! `retry-after-ms`) asks for; a wait too large to represent counts as longer than
 //! `max_retry_delay` (not retried), and a value that is not a wait is ignored. A failure that
@@ -40,9 +42,10 @@
 //!
 //! # Streaming
 //!
-//! Both providers implement [`Model::stream`] over the API's server-sent events: OpenAI's
-//! chunks (`stream: true`, with `stream_options.include_usage`) and Anthropic's
-//! `message_start` … `message_stop` events become [`ModelEvent`](crate::ModelEvent)s as they
+//! Every provider implements [`Model::stream`] over the API's server-sent events: OpenAI's
+//! chunks (`stream: true`, with `stream_options.include_usage`), the Responses API's
+//! `response.*` events, Anthropic's `message_start` … `message_stop` events and Gemini's
+//! `streamGenerateContent` chunks become [`ModelEvent`](crate::ModelEvent)s as they
 //! arrive, then `Completed` with the response `complete` would have returned. The request is
 //! retried as for `complete`, but only until the first event is passed on; after that a
 //! failure ends the stream with an error that says it broke off. The events are parsed
@@ -58,7 +61,9 @@
 //! | `RETICENT_MODEL` | provider | also reads |
 //! |---|---|---|
 //! | `openai:gpt-4o-mini` | [`openai::OpenAi`] | `OPENAI_API_KEY`, `OPENAI_BASE_URL` |
+//! | `openai-responses:o4-mini` | [`openai_responses::OpenAiResponses`] | `OPENAI_API_KEY`, `OPENAI_BASE_URL` |
 //! | `anthropic:claude-sonnet-4-5` | [`anthropic::Anthropic`] | `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` |
+//! | `gemini:gemini-2.5-flash` | [`gemini::Gemini`] | `GEMINI_API_KEY`, `GEMINI_BASE_URL` |
 //! | `ollama:llama3.2` | [`openai::OpenAi`] at Ollama, no key | `OLLAMA_HOST` (default `http://localhost:11434`) |
 //!
 //! The model name is everything after the first `:`, so `ollama:qwen2.5:7b` works.
@@ -67,22 +72,28 @@ use std::sync::Arc;
 
 use crate::model::Model;
 
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod endpoint;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod http;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod sse;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod stream;
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(feature = "gemini")]
+pub mod gemini;
 #[cfg(feature = "openai")]
 pub mod openai;
+#[cfg(feature = "openai")]
+pub mod openai_responses;
 
 /// The providers' response parsers, for the fuzz targets in `fuzz/` and the hostile-input
 /// tests, which feed them arbitrary bytes. Not public API: no stability guarantees.
 #[doc(hidden)]
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod __fuzz {
     use crate::model::{ModelError, ModelEvent, ModelResponse};
 
@@ -97,6 +108,60 @@ pub mod __fuzz {
     #[cfg(feature = "anthropic")]
     pub fn parse_anthropic(body: &[u8]) -> Result<ModelResponse, ModelError> {
         super::anthropic::parse(body)
+    }
+
+    /// Reads a Responses API response body, as
+    /// [`OpenAiResponses`](super::openai_responses::OpenAiResponses) does.
+    #[cfg(feature = "openai")]
+    pub fn parse_openai_responses(body: &[u8]) -> Result<ModelResponse, ModelError> {
+        super::openai_responses::parse(body)
+    }
+
+    /// Reads a Gemini `generateContent` response body, as [`Gemini`](super::gemini::Gemini)
+    /// does.
+    #[cfg(feature = "gemini")]
+    pub fn parse_gemini(body: &[u8]) -> Result<ModelResponse, ModelError> {
+        super::gemini::parse(body)
+    }
+
+    /// Reads a streamed Responses API body fed in pieces of `piece` bytes, as
+    /// [`OpenAiResponses`](super::openai_responses::OpenAiResponses) reads one, within the
+    /// given limits: the events it yields, the last being `Completed` or an error.
+    #[cfg(feature = "openai")]
+    pub fn read_openai_responses_stream(
+        body: &[u8],
+        piece: usize,
+        max_event_bytes: usize,
+        max_response_bytes: usize,
+        max_tool_calls: usize,
+    ) -> Vec<Result<ModelEvent, ModelError>> {
+        super::stream::read_all::<super::openai_responses::Events>(
+            body,
+            piece,
+            max_event_bytes,
+            max_response_bytes,
+            max_tool_calls,
+        )
+    }
+
+    /// Reads a streamed Gemini body fed in pieces of `piece` bytes, as
+    /// [`Gemini`](super::gemini::Gemini) reads one, within the given limits: the events it
+    /// yields, the last being `Completed` or an error.
+    #[cfg(feature = "gemini")]
+    pub fn read_gemini_stream(
+        body: &[u8],
+        piece: usize,
+        max_event_bytes: usize,
+        max_response_bytes: usize,
+        max_tool_calls: usize,
+    ) -> Vec<Result<ModelEvent, ModelError>> {
+        super::stream::read_all::<super::gemini::Chunks>(
+            body,
+            piece,
+            max_event_bytes,
+            max_response_bytes,
+            max_tool_calls,
+        )
     }
 
     /// Reads a streamed Chat Completions body fed in pieces of `piece` bytes, as
@@ -146,7 +211,13 @@ pub mod __fuzz {
 pub const MODEL_ENV: &str = "RETICENT_MODEL";
 
 /// The providers [`from_spec`] knows.
-pub const PROVIDERS: &[&str] = &["openai", "anthropic", "ollama"];
+pub const PROVIDERS: &[&str] = &[
+    "openai",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "ollama",
+];
 
 /// Why a provider could not be configured.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -225,8 +296,9 @@ pub fn from_spec(
         })?;
     let lookup = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
     match provider {
-        "openai" | "ollama" => openai_model(provider, model, &lookup),
+        "openai" | "ollama" | "openai-responses" => openai_model(provider, model, &lookup),
         "anthropic" => anthropic_model(model, &lookup),
+        "gemini" => gemini_model(model, &lookup),
         other => Err(ConfigError::UnknownProvider {
             provider: other.to_owned(),
         }),
@@ -239,11 +311,13 @@ fn openai_model(
     model: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Arc<dyn Model>, ConfigError> {
-    Ok(Arc::new(if provider == "ollama" {
-        openai::OpenAi::ollama_from_lookup(model, lookup)
-    } else {
-        openai::OpenAi::from_lookup(model, lookup)?
-    }))
+    Ok(match provider {
+        "ollama" => Arc::new(openai::OpenAi::ollama_from_lookup(model, lookup)),
+        "openai-responses" => Arc::new(openai_responses::OpenAiResponses::from_lookup(
+            model, lookup,
+        )?),
+        _ => Arc::new(openai::OpenAi::from_lookup(model, lookup)?),
+    })
 }
 
 #[cfg(not(feature = "openai"))]
@@ -274,6 +348,25 @@ fn anthropic_model(
     Err(ConfigError::FeatureDisabled {
         provider: "anthropic".to_owned(),
         feature: "anthropic",
+    })
+}
+
+#[cfg(feature = "gemini")]
+fn gemini_model(
+    model: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Arc<dyn Model>, ConfigError> {
+    Ok(Arc::new(gemini::Gemini::from_lookup(model, lookup)?))
+}
+
+#[cfg(not(feature = "gemini"))]
+fn gemini_model(
+    _model: &str,
+    _lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Arc<dyn Model>, ConfigError> {
+    Err(ConfigError::FeatureDisabled {
+        provider: "gemini".to_owned(),
+        feature: "gemini",
     })
 }
 

@@ -26,7 +26,7 @@
 //!   arguments, so the model can correct the call;
 //! - tool schemas are sent in [`SchemaDialect::OpenAiStrict`] with `"strict": true` unless
 //!   [`OpenAi::strict`] turns it off;
-//! - [`Model::stream`] asks for `"stream": true` with `stream_options.include_usage`:
+//! - [`Model::stream`](crate::Model::stream) asks for `"stream": true` with `stream_options.include_usage`:
 //!   `content` and `refusal` deltas are text, `tool_calls` fragments are matched to their call
 //!   by `index`, the usage comes in the last chunk, and `data: [DONE]` ends the stream.
 //!
@@ -35,24 +35,16 @@
 //! API does, and are read together.
 
 use std::collections::HashMap;
-use std::fmt;
 
-use futures::future::BoxFuture;
-use futures::stream::BoxStream;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::ConfigError;
-use super::http::{
-    Failed, Transport, error_message, join, secret_header, tool_calls_within, unreadable,
-    unreadable_event,
-};
-use super::stream::{Assembly, Decode, arguments_from_text, error_event, post_stream};
+use super::endpoint::{Endpoint, Wire, endpoint_model};
+use super::http::{Failed, error_message, join, secret_header, unreadable, unreadable_event};
+use super::stream::{Assembly, Decode, arguments_from_text, error_event};
 use crate::model::SchemaDialect;
-use crate::model::{
-    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage,
-};
+use crate::model::{Arguments, Message, ModelError, ModelRequest, ModelResponse, ToolCall, Usage};
 use crate::secret::Secret;
 
 /// A model behind the OpenAI Chat Completions API (`POST {base_url}/chat/completions`).
@@ -61,25 +53,15 @@ use crate::secret::Secret;
 /// llama.cpp's server and others. See the [module docs](self) for how requests are built.
 #[derive(Clone)]
 pub struct OpenAi {
-    api_key: Secret<String>,
-    model: String,
-    base_url: String,
-    strict: bool,
-    params: Map<String, Value>,
-    transport: Transport,
+    endpoint: Endpoint<ChatCompletions>,
 }
 
-impl fmt::Debug for OpenAi {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAi")
-            .field("model", &self.model)
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key)
-            .field("strict", &self.strict)
-            .field("params", &self.params.keys().collect::<Vec<_>>())
-            .field("transport", &self.transport)
-            .finish()
-    }
+endpoint_model!(OpenAi);
+
+/// The Chat Completions wire format.
+#[derive(Clone, Debug)]
+pub(super) struct ChatCompletions {
+    strict: bool,
 }
 
 impl OpenAi {
@@ -92,68 +74,16 @@ impl OpenAi {
     /// The model `model` at OpenAI, with this API key. An empty key sends no `Authorization`
     /// header (for local servers).
     pub fn new(api_key: impl Into<String>, model: impl Into<String>) -> Self {
+        let wire = ChatCompletions { strict: true };
         Self {
-            api_key: Secret::new(api_key.into()),
-            model: model.into(),
-            base_url: Self::DEFAULT_BASE_URL.to_owned(),
-            strict: true,
-            params: Map::new(),
-            transport: Transport::new(),
+            endpoint: Endpoint::new(api_key.into(), model.into(), Self::DEFAULT_BASE_URL, wire),
         }
     }
 
-    /// The model `model`, with the key from `OPENAI_API_KEY` and the endpoint from
-    /// `OPENAI_BASE_URL` (default [`OpenAi::DEFAULT_BASE_URL`]). The key may be missing only
-    /// when a base URL is set, for servers that need none.
-    pub fn from_env(model: impl Into<String>) -> Result<Self, ConfigError> {
-        Self::from_lookup(&model.into(), &|name: &str| {
-            std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-        })
-    }
-
-    pub(super) fn from_lookup(
-        model: &str,
-        lookup: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
-        let base_url = lookup("OPENAI_BASE_URL");
-        let api_key = match (lookup("OPENAI_API_KEY"), &base_url) {
-            (Some(key), _) => key,
-            (None, Some(_)) => String::new(),
-            (None, None) => {
-                return Err(ConfigError::MissingEnv {
-                    var: "OPENAI_API_KEY".to_owned(),
-                });
-            }
-        };
-        let model = Self::new(api_key, model);
-        Ok(match base_url {
-            Some(url) => model.base_url(url),
-            None => model,
-        })
-    }
-
     pub(super) fn ollama_from_lookup(model: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Self {
-        let base_url = match lookup("OLLAMA_HOST") {
-            Some(host) => {
-                let host = host.trim().trim_end_matches('/');
-                let host = if host.contains("://") {
-                    host.to_owned()
-                } else {
-                    format!("http://{host}")
-                };
-                format!("{host}/v1")
-            }
-            None => Self::OLLAMA_BASE_URL.to_owned(),
-        };
-        Self::new("", model).base_url(base_url).strict(false)
-    }
-
-    /// The endpoint, up to and including the version: `https://api.openai.com/v1`,
-    /// `http://localhost:11434/v1`. Requests go to `{base_url}/chat/completions`.
-    #[must_use]
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into();
-        self
+        Self::new("", model)
+            .base_url(ollama_base_url(lookup))
+            .strict(false)
     }
 
     /// Sends tool schemas in OpenAI's strict mode (`"strict": true`, schemas converted with
@@ -162,23 +92,63 @@ impl OpenAi {
     /// maps, values of any type).
     #[must_use]
     pub fn strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
+        self.endpoint.wire.strict = strict;
         self
     }
 
-    super::http::transport_setters!(
-        retried: "`408`, `429` or `5xx`",
-        params: "`temperature`, `max_completion_tokens`, `seed` or `reasoning_effort`",
+    super::endpoint::endpoint_setters!(
+        key: "OPENAI_API_KEY",
+        base: "OPENAI_BASE_URL",
+        key_optional: true,
+        endpoint: "The endpoint, up to and including the version: `https://api.openai.com/v1`, `http://localhost:11434/v1`. Requests go to `{base_url}/chat/completions`.",
     );
 
-    /// The model's name.
-    pub fn model(&self) -> &str {
-        &self.model
+    super::http::transport_setters!(
+        retried: "`408`, `409`, `429` or `5xx`",
+        params: "`temperature`, `max_completion_tokens`, `seed` or `reasoning_effort`",
+    );
+}
+
+/// `Authorization: Bearer KEY`, or no header for an empty key (local servers).
+pub(super) fn bearer(api_key: &Secret<String>) -> Result<HeaderMap, ModelError> {
+    let mut headers = HeaderMap::new();
+    if !api_key.expose().is_empty() {
+        let value = secret_header(format!("Bearer {}", api_key.expose()))?;
+        headers.insert(AUTHORIZATION, value);
+    }
+    Ok(headers)
+}
+
+/// Ollama's OpenAI-compatible endpoint at `OLLAMA_HOST`, else on this machine.
+pub(super) fn ollama_base_url(lookup: &dyn Fn(&str) -> Option<String>) -> String {
+    match lookup("OLLAMA_HOST") {
+        Some(host) => {
+            let host = host.trim().trim_end_matches('/');
+            let host = if host.contains("://") {
+                host.to_owned()
+            } else {
+                format!("http://{host}")
+            };
+            format!("{host}/v1")
+        }
+        None => OpenAi::OLLAMA_BASE_URL.to_owned(),
+    }
+}
+
+impl Wire for ChatCompletions {
+    type Events = Chunks;
+
+    fn url(&self, base_url: &str, _model: &str, _stream: bool) -> String {
+        join(base_url, "/chat/completions")
+    }
+
+    fn headers(&self, api_key: &Secret<String>) -> Result<HeaderMap, ModelError> {
+        bearer(api_key)
     }
 
     /// The body of the request for `request`; `stream` asks for server-sent events, with the
     /// usage at the end.
-    fn body(&self, request: &ModelRequest, stream: bool) -> Value {
+    fn body(&self, model: &str, request: &ModelRequest, stream: bool) -> Map<String, Value> {
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
         if let Some(system) = &request.system {
             messages.push(json!({"role": "system", "content": system}));
@@ -209,7 +179,7 @@ impl OpenAi {
             });
         }
         let mut body = Map::new();
-        body.insert("model".into(), Value::from(self.model.as_str()));
+        body.insert("model".into(), Value::from(model));
         body.insert("messages".into(), Value::Array(messages));
         if !request.tools.is_empty() {
             let tools = request
@@ -232,58 +202,7 @@ impl OpenAi {
             body.insert("stream".into(), Value::Bool(true));
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }
-        for (name, value) in &self.params {
-            body.insert(name.clone(), value.clone());
-        }
-        Value::Object(body)
-    }
-
-    /// The headers and the encoded body of the request for `request`.
-    fn prepare(
-        &self,
-        request: &ModelRequest,
-        stream: bool,
-    ) -> Result<(HeaderMap, Vec<u8>), ModelError> {
-        let mut headers = HeaderMap::new();
-        if !self.api_key.expose().is_empty() {
-            let value = secret_header(format!("Bearer {}", self.api_key.expose()))?;
-            headers.insert(AUTHORIZATION, value);
-        }
-        let body = serde_json::to_vec(&self.body(request, stream))
-            .map_err(|e| ModelError::new("could not encode the request").with_source(e))?;
-        Ok((headers, body))
-    }
-
-    fn url(&self) -> String {
-        join(&self.base_url, "/chat/completions")
-    }
-
-    async fn send(&self, request: &ModelRequest) -> Result<ModelResponse, ModelError> {
-        let (headers, body) = self.prepare(request, false)?;
-        let response = self
-            .transport
-            .post_json(&self.url(), headers, body, &self.api_key)
-            .await?;
-        tool_calls_within(parse(&response)?, self.transport.max_tool_calls)
-    }
-}
-
-impl Model for OpenAi {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        Box::pin(self.send(request))
-    }
-
-    /// Streams the answer: the request asks for server-sent events (`stream: true`, with
-    /// `stream_options.include_usage`); see [`Model::stream`] for what the stream holds.
-    fn stream<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
-        let prepared = self.prepare(request, true);
-        post_stream::<Chunks>(&self.transport, self.url(), prepared, &self.api_key)
+        body
     }
 
     fn schema_dialect(&self) -> SchemaDialect {
@@ -351,20 +270,31 @@ struct WireUsage {
     prompt_tokens: Option<u64>,
     #[serde(default)]
     completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<Value>,
+}
+
+impl WireUsage {
+    /// The prompt counts cached tokens too, which are also reported as cache reads.
+    fn usage(&self) -> Usage {
+        let cached = self
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.get("cached_tokens"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        Usage::new(
+            self.prompt_tokens.unwrap_or(0),
+            self.completion_tokens.unwrap_or(0),
+        )
+        .with_cache(cached, 0)
+    }
 }
 
 pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
     let completion: Completion =
         serde_json::from_slice(body).map_err(|e| unreadable("chat completion", e))?;
-    let usage = completion
-        .usage
-        .map(|u| {
-            Usage::new(
-                u.prompt_tokens.unwrap_or(0),
-                u.completion_tokens.unwrap_or(0),
-            )
-        })
-        .unwrap_or_default();
+    let usage = completion.usage.map(|u| u.usage()).unwrap_or_default();
     let Some(choice) = completion.choices.into_iter().next() else {
         // Some servers answer an error with a successful status.
         let error = completion.error.map(|error| json!({ "error": error }));
@@ -395,10 +325,12 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, ModelError> {
         .unwrap_or_default()
         .into_iter()
         .enumerate()
-        .map(|(i, call)| ToolCall {
-            id: call.id.unwrap_or_else(|| format!("call_{i}")),
-            name: call.function.name,
-            arguments: arguments(call.function.arguments),
+        .map(|(i, call)| {
+            ToolCall::new(
+                call.id.unwrap_or_else(|| format!("call_{i}")),
+                call.function.name,
+                arguments(call.function.arguments),
+            )
         })
         .collect();
     Ok(ModelResponse {
@@ -473,8 +405,9 @@ struct FunctionDelta {
 /// Reads the events of a streamed chat completion. Text and refusal deltas are text; tool
 /// call fragments are matched to their call by `index` (by `id`, or to the last call, when a
 /// server leaves `index` out), looked up, not searched for; a call starts once its name is
-/// known. `data: [DONE]` ends the stream; a stream that closes after a `finish_reason` without
-/// it ends too.
+/// known. `data: [DONE]` ends the stream; a stream that closes after a `finish_reason` and the
+/// usage (asked for with `include_usage`, sent after the `finish_reason`) without it ends too.
+/// One that closes between the two was cut short: its usage is lost.
 #[derive(Default)]
 pub(super) struct Chunks {
     /// The calls seen, in the order their first fragment came; at most `max_tool_calls`,
@@ -485,6 +418,8 @@ pub(super) struct Chunks {
     /// Where each call is in `calls`, by its id (the first call to have it).
     by_id: HashMap<String, usize>,
     finished: bool,
+    /// Whether the usage came.
+    counted: bool,
 }
 
 /// A tool call as its fragments arrive.
@@ -640,10 +575,8 @@ impl Decode for Chunks {
             }
         }
         if let Some(usage) = chunk.usage {
-            answer.usage = Usage::new(
-                usage.prompt_tokens.unwrap_or(0),
-                usage.completion_tokens.unwrap_or(0),
-            );
+            self.counted = true;
+            answer.usage = usage.usage();
         }
         Ok(false)
     }
@@ -660,7 +593,7 @@ impl Decode for Chunks {
     }
 
     fn may_end(&self) -> bool {
-        self.finished
+        self.finished && self.counted
     }
 
     fn parse_whole(body: &[u8]) -> Result<ModelResponse, ModelError> {

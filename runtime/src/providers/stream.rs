@@ -6,7 +6,12 @@
 //!
 //! - the request is sent as [`Transport::post_json`] sends it, with the same retries, but
 //!   only while nothing was passed on: once an event was, a failure ends the stream with an
-//!   error that says it broke off, which is not retryable;
+//!   error that says it broke off, which the stream does not retry (it keeps its
+//!   retryability: the agent loop asks the whole turn again);
+//! - two events are at most `stream_idle_timeout` apart once the answer began (its first
+//!   text or tool call), and the answer begins within `first_event_timeout` of the request
+//!   (or of an event that carried no answer yet): a stall past either is a retryable failure
+//!   that names the setting;
 //! - the body is parsed with the bounded [`SseParser`] (`max_event_bytes` per event) and
 //!   counted against `max_response_bytes`; the text and each call's arguments are held within
 //!   `max_response_bytes` as well, and the calls within `max_tool_calls`: the call past it
@@ -22,6 +27,8 @@
 //! reads as one state machine.
 
 use std::collections::VecDeque;
+
+use tokio::time::Instant;
 
 use futures::StreamExt;
 use futures::stream::{self, BoxStream};
@@ -169,6 +176,15 @@ impl Assembly {
         )
     }
 
+    /// Keeps `data` with call `index`, which was started: what the provider must get back
+    /// with it ([`ToolCall::provider_data`]).
+    #[cfg_attr(not(any(feature = "openai", feature = "gemini")), allow(dead_code))]
+    pub(crate) fn provider_data(&mut self, index: usize, data: Value) {
+        if let Some(call) = self.calls.get_mut(index) {
+            call.provider_data = Some(data);
+        }
+    }
+
     /// The most bytes of text, and of one call's arguments.
     #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn limit(&self) -> usize {
@@ -182,7 +198,7 @@ impl Assembly {
     }
 
     /// How many calls were started.
-    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "openai", feature = "gemini")), allow(dead_code))]
     pub(crate) fn calls(&self) -> usize {
         self.calls.len()
     }
@@ -197,9 +213,9 @@ impl Assembly {
             .calls
             .into_iter()
             .zip(self.arguments)
-            .map(|(call, raw)| ToolCall {
-                arguments: arguments_from_text(raw),
-                ..call
+            .map(|(mut call, raw)| {
+                call.arguments = arguments_from_text(raw);
+                call
             })
             .collect();
         ModelResponse {
@@ -237,6 +253,11 @@ pub(crate) fn error_event(value: &Value) -> Failed {
                 | "rate_limit_error"
                 | "timeout_error"
                 | "server_error"
+                // Gemini's statuses
+                | "UNAVAILABLE"
+                | "RESOURCE_EXHAUSTED"
+                | "INTERNAL"
+                | "DEADLINE_EXCEEDED"
         )
     );
     Failed::new(format!("the stream sent an error: {message}"), retryable)
@@ -302,6 +323,8 @@ struct Driver<'a, D> {
 struct Attempt<D> {
     response: reqwest::Response,
     reader: Reader<D>,
+    /// When the request was sent, or its last event came: the idle limits count from here.
+    quiet_since: Instant,
 }
 
 /// Reading one event stream: its events parsed within `max_event_bytes`, its bytes counted
@@ -313,6 +336,10 @@ struct Reader<D> {
     answer: Assembly,
     received: usize,
     max_response_bytes: usize,
+    /// The events read, for the idle limits.
+    events: usize,
+    /// Whether the answer began: an event carried text or a tool call.
+    begun: bool,
 }
 
 impl<D: Decode> Reader<D> {
@@ -323,6 +350,8 @@ impl<D: Decode> Reader<D> {
             answer: Assembly::new(max_response_bytes, max_tool_calls),
             received: 0,
             max_response_bytes,
+            events: 0,
+            begun: false,
         }
     }
 
@@ -358,6 +387,7 @@ impl<D: Decode> Reader<D> {
             }
             None => self.parser.finish(&mut events),
         }
+        self.events += events.len();
         let mut read = Ok(false);
         for event in events {
             read = self.decoder.event(event, &mut self.answer);
@@ -365,7 +395,9 @@ impl<D: Decode> Reader<D> {
                 break;
             }
         }
-        out.extend(self.answer.take_events());
+        let answered = self.answer.take_events();
+        self.begun |= !answered.is_empty();
+        out.extend(answered);
         let last = read?;
         match failed {
             // the stream's last event came before what failed: the answer is whole
@@ -429,12 +461,28 @@ impl<D: Decode> Driver<'_, D> {
         let Some(attempt) = self.attempt.as_mut() else {
             return self.open().await;
         };
-        let piece = attempt
-            .response
-            .chunk()
-            .await
-            .map_err(|e| Failed::stream_broke(e, self.transport.timeout))?;
-        if attempt.reader.read(piece.as_deref(), &mut self.pending)? {
+        // the limit between two events: longer until the answer begins
+        let (limit, setting) = if attempt.reader.begun {
+            (self.transport.stream_idle_timeout, "stream_idle_timeout")
+        } else {
+            (self.transport.first_event_timeout(), "first_event_timeout")
+        };
+        let deadline = attempt.quiet_since.checked_add(limit);
+        let chunk = attempt.response.chunk();
+        let piece = match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, chunk)
+                .await
+                .map_err(|_| Failed::stalled(limit, setting, attempt.reader.begun))?,
+            // a limit too large to represent is no limit
+            None => chunk.await,
+        }
+        .map_err(|e| Failed::stream_broke(e, self.transport.timeout))?;
+        let events = attempt.reader.events;
+        let read = attempt.reader.read(piece.as_deref(), &mut self.pending);
+        if attempt.reader.events > events {
+            attempt.quiet_since = Instant::now();
+        }
+        if read? {
             let attempt = self.attempt.take().expect("an attempt is being read");
             self.end = Some(Ok(attempt.reader.answer.finish()));
         }
@@ -446,7 +494,15 @@ impl<D: Decode> Driver<'_, D> {
         let request = self
             .transport
             .request(self.client, &self.url, &self.headers, &self.body);
-        let response = self.transport.send(request).await?;
+        let sent = Instant::now();
+        let limit = self.transport.first_event_timeout();
+        let send = self.transport.send(request);
+        let response = match sent.checked_add(limit) {
+            Some(deadline) => tokio::time::timeout_at(deadline, send)
+                .await
+                .map_err(|_| Failed::stalled(limit, "first_event_timeout", false))??,
+            None => send.await?,
+        };
         if is_json(&response) {
             let body = self.transport.read_body(response).await?;
             match D::parse_whole(&body)
@@ -471,6 +527,7 @@ impl<D: Decode> Driver<'_, D> {
                 self.transport.max_response_bytes,
                 self.transport.max_tool_calls,
             ),
+            quiet_since: sent,
         });
         Ok(())
     }

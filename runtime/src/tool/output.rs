@@ -383,7 +383,10 @@ impl fmt::Display for OutputError {
 impl StdError for OutputError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match &self.0 {
-            Repr::Serialize(error) => Some(error),
+            // `Display` says serde's error: its source is what it does not say
+            Repr::Serialize(error) => {
+                crate::error::chain::first_new_source(&error.to_string(), error)
+            }
             Repr::HoldsResult => None,
         }
     }

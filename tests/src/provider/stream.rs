@@ -338,7 +338,8 @@ pub async fn an_error_event_first_is_retried<M: Model>(wire: &Wire<M>) {
 }
 
 /// An error event after text ends the stream with an error that says it broke off: not
-/// retried, the text before it passed on, no `Completed`.
+/// retried by the stream, the text before it passed on, no `Completed`; retryable, for the
+/// agent loop to ask the turn again.
 pub async fn an_error_event_midway_breaks_the_stream<M: Model>(wire: &Wire<M>) {
     let body = wire.partial(&DELTAS[..2]) + &(wire.error)(wire.passing_error, CANARY);
     // one event per chunk, so that the text is passed on before the error is read (events
@@ -357,12 +358,13 @@ pub async fn an_error_event_midway_breaks_the_stream<M: Model>(wire: &Wire<M>) {
             wire.passing_error
         )
     );
-    assert!(!error.is_retryable());
+    assert!(error.is_retryable());
     assert_eq!(server.received().len(), 1);
 }
 
 /// A connection cut in the middle of the stream, after some text was passed on: an error
-/// that says the stream broke off, not retried.
+/// that says the stream broke off, not retried by the stream (retryable, for the agent loop
+/// to ask the turn again).
 pub async fn a_stream_cut_midway_is_not_retried<M: Model>(wire: &Wire<M>) {
     let body = wire.answer(&DELTAS);
     // in the middle of the third text event
@@ -381,7 +383,7 @@ pub async fn a_stream_cut_midway_is_not_retried<M: Model>(wire: &Wire<M>) {
             .starts_with("the stream broke off after 2 events: the connection broke"),
         "{error}"
     );
-    assert!(!error.is_retryable());
+    assert!(error.is_retryable());
     assert_eq!(error.status(), None);
     assert!(std::error::Error::source(&error).is_some());
     assert_eq!(server.received().len(), 1);
@@ -403,7 +405,7 @@ pub async fn a_stream_that_ends_early_is_broken<M: Model>(wire: &Wire<M>) {
         error.message(),
         "the stream broke off after 4 events: the stream ended before the answer was complete"
     );
-    assert!(!error.is_retryable());
+    assert!(error.is_retryable());
     assert_eq!(server.received().len(), 1);
 }
 

@@ -31,3 +31,4 @@ mod streaming;
 mod telemetry;
 mod timeouts;
 mod trajectory;
+mod turn_retry;

@@ -1,7 +1,8 @@
 //! `run_stream` over each provider's server-sent events, on a loopback server that sends the
 //! providers' documented event sequences: the model's text arrives as `TextDelta`s, in order,
 //! then the tool round trip, then the final answer; a run cancelled mid-stream stops the HTTP
-//! stream and keeps what was streamed; a stream cut mid-way is a model error, not retried.
+//! stream and keeps what was streamed; a stream cut mid-way is asked again as a turn, after
+//! `TurnRestarted`, or with the retry off is a model error with the partial record.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -259,7 +260,7 @@ async fn a_run_cancelled_mid_stream_stops_the_stream_and_keeps_what_was_streamed
 }
 
 #[tokio::test]
-async fn a_stream_cut_mid_way_is_a_model_error_with_the_partial_record_and_not_retried() {
+async fn a_stream_cut_mid_way_is_asked_again_as_a_turn_after_turn_restarted() {
     for provider in providers() {
         let body = fixture(provider.text);
         // cut in the middle of the answer
@@ -276,6 +277,97 @@ async fn a_stream_cut_mid_way_is_a_model_error_with_the_partial_record_and_not_r
             .collect()
             .await;
 
+        let result = finished(&events)
+            .as_ref()
+            .expect("the retried turn completes");
+        assert_eq!(result.output, ANSWER.concat(), "{}", provider.name);
+        assert_eq!(server.received().len(), 3, "{}", provider.name);
+        // The restart comes after what the broken attempt streamed and before the retried
+        // turn's events; the turn's text is then streamed whole.
+        let restart = events
+            .iter()
+            .position(|e| {
+                matches!(
+                    e,
+                    AgentEvent::TurnRestarted {
+                        turn: 2,
+                        attempt: 2,
+                        ..
+                    }
+                )
+            })
+            .unwrap_or_else(|| panic!("{}: no restart", provider.name));
+        let text_of = |events: &[AgentEvent]| -> String {
+            events
+                .iter()
+                .filter_map(|event| match event {
+                    AgentEvent::TextDelta { turn: 2, text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let before = text_of(&events[..restart]);
+        assert!(
+            before.starts_with("Order") && before != ANSWER.concat(),
+            "{before:?}"
+        );
+        assert_eq!(
+            text_of(&events[restart..]),
+            ANSWER.concat(),
+            "{}",
+            provider.name
+        );
+        let AgentEvent::TurnRestarted { reason, .. } = &events[restart] else {
+            unreachable!()
+        };
+        assert!(reason.message().contains("broke off"), "{reason}");
+        assert!(reason.is_retryable());
+        // One assistant message per turn, the usage of the attempts that completed, and the
+        // charge made once.
+        let assistant = result
+            .messages
+            .iter()
+            .filter(|m| matches!(m, reticent::Message::Assistant { .. }))
+            .count();
+        assert_eq!((assistant, result.turns), (2, 2), "{}", provider.name);
+        assert_eq!(result.trajectory.len(), 2);
+        let clean = TestServer::start(vec![
+            Reply::events(fixture(provider.tool_calls)),
+            Reply::events(fixture(provider.text)),
+        ])
+        .await;
+        let unbroken: Vec<AgentEvent> = agent((provider.model)(&clean), &Arc::new(Shop::default()))
+            .run_stream("Where is ORD-1042? Then charge it.")
+            .collect()
+            .await;
+        let unbroken = finished(&unbroken).as_ref().unwrap();
+        assert_eq!(result.usage, unbroken.usage, "{}", provider.name);
+        assert_eq!(shop.charges.load(Ordering::SeqCst), 1, "{}", provider.name);
+    }
+}
+
+#[tokio::test]
+async fn with_the_retry_off_a_stream_cut_mid_way_is_a_model_error_with_the_partial_record() {
+    for provider in providers() {
+        let body = fixture(provider.text);
+        // cut in the middle of the answer
+        let cut = body.find(" shipped.").expect("the fixture");
+        let server = TestServer::start(vec![
+            Reply::events(fixture(provider.tool_calls)),
+            Reply::events(body).cut_after(cut),
+            Reply::events(fixture(provider.text)),
+        ])
+        .await;
+        let shop = Arc::new(Shop::default());
+        let events: Vec<AgentEvent> = Agent::builder((provider.model)(&server))
+            .toolbox(Arc::clone(&shop))
+            .retry_broken_turns(false)
+            .build()
+            .unwrap()
+            .run_stream("Where is ORD-1042? Then charge it.")
+            .collect()
+            .await;
+
         let Err(AgentError::Model { error, partial }) = finished(&events) else {
             panic!(
                 "{}: expected a model error, got {:?}",
@@ -288,8 +380,9 @@ async fn a_stream_cut_mid_way_is_a_model_error_with_the_partial_record_and_not_r
             "{}: {error}",
             provider.name
         );
-        assert!(!error.is_retryable());
-        // Not retried: the model had already been heard from.
+        // Worth retrying as a turn, which this agent does not do; the stream itself never
+        // retries once the model had been heard from.
+        assert!(error.is_retryable());
         assert_eq!(server.received().len(), 2, "{}", provider.name);
         // What was streamed of the answer before the cut is the partial output.
         let streamed: String = events

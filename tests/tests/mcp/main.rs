@@ -6,9 +6,11 @@
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
 #![forbid(unsafe_code)]
 
+mod client_progress;
 mod client_python;
 mod client_reticent;
 mod client_tools;
+mod conformance;
 mod hostile;
 mod http;
 mod latency;

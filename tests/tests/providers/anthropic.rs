@@ -128,7 +128,11 @@ async fn reads_tool_use_blocks_and_counts_cached_input() {
             ),
         ]
     );
-    assert_eq!(response.usage, Usage::new(150 + 10 + 120, 87));
+    // input counts cached tokens too, which are also reported as cache reads and writes
+    assert_eq!(
+        response.usage,
+        Usage::new(150 + 10 + 120, 87).with_cache(120, 10)
+    );
 }
 
 /// Look up an order by id.
@@ -172,7 +176,11 @@ async fn an_agent_run_groups_tool_results_into_one_user_turn() {
     assert_eq!(result.tool_failures.len(), 1);
 
     let second = server.received()[1].json();
-    assert_eq!(second["system"], "You are a support agent.");
+    assert_eq!(
+        second["system"],
+        json!([{"type": "text", "text": "You are a support agent.",
+                "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(
         second["messages"],
         json!([
@@ -325,4 +333,63 @@ async fn the_api_key_is_never_in_debug_output_or_errors() {
         "authentication_error: invalid x-api-key [redacted]"
     );
     assert!(!format!("{error:?}").contains(KEY));
+}
+
+#[tokio::test]
+async fn caching_is_on_by_default_and_can_be_turned_off() {
+    let server = TestServer::start(vec![
+        Reply::json(fixture("anthropic/response_text.json")),
+        Reply::json(fixture("anthropic/response_text.json")),
+    ])
+    .await;
+    let request = ModelRequest {
+        system: Some("You are a support agent.".into()),
+        tools: order_tools().to_vec(),
+        ..request()
+    };
+    model(&server).complete(&request).await.unwrap();
+    model(&server)
+        .cache(false)
+        .complete(&request)
+        .await
+        .unwrap();
+    let cached = server.received()[0].json();
+    let ephemeral = json!({"type": "ephemeral"});
+    assert_eq!(cached["system"][0]["cache_control"], ephemeral);
+    assert!(cached["tools"][0].get("cache_control").is_none());
+    assert_eq!(cached["tools"][1]["cache_control"], ephemeral);
+    let plain = server.received()[1].json();
+    assert_eq!(plain["system"], "You are a support agent.");
+    assert!(!plain.to_string().contains("cache_control"));
+}
+
+#[tokio::test]
+async fn strict_is_sent_on_tools_whose_schema_qualifies() {
+    let server = TestServer::start(vec![
+        Reply::json(fixture("anthropic/response_text.json")),
+        Reply::json(fixture("anthropic/response_text.json")),
+    ])
+    .await;
+    let open = reticent::ToolDefinition::new(
+        "note",
+        "Keep a note.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+    );
+    let mut tools = order_tools().to_vec();
+    tools.push(open);
+    let request = ModelRequest { tools, ..request() };
+    model(&server)
+        .strict(true)
+        .complete(&request)
+        .await
+        .unwrap();
+    model(&server).complete(&request).await.unwrap();
+    let strict = server.received()[0].json();
+    // closed and unconstrained: strict
+    assert_eq!(strict["tools"][0]["strict"], true);
+    // `minimum` is not for strict tool use; an object that is not closed neither
+    assert!(strict["tools"][1].get("strict").is_none());
+    assert!(strict["tools"][2].get("strict").is_none());
+    // off by default
+    assert!(!server.received()[1].body.contains("\"strict\""));
 }

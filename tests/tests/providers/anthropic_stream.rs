@@ -112,8 +112,8 @@ async fn arguments_split_inside_json_tokens_and_utf8_characters_are_assembled() 
         ),
     ])
     .with_text("I'll look up the order and charge the card.")
-    // input counts cached tokens too
-    .with_usage(Usage::new(150 + 10 + 120, 87));
+    // input counts cached tokens too, which are also reported as cache reads and writes
+    .with_usage(Usage::new(150 + 10 + 120, 87).with_cache(120, 10));
     stream::split_arguments_are_assembled(
         model,
         "anthropic/stream_tool_use.sse",

@@ -39,7 +39,8 @@ fn malformed_specs_and_unknown_providers_are_refused() {
     let error = from_spec("mistral:large", vars(&[])).err().unwrap();
     assert_eq!(
         error.to_string(),
-        "unknown model provider `mistral`; the providers are: openai, anthropic, ollama"
+        "unknown model provider `mistral`; the providers are: openai, openai-responses, anthropic, gemini, \
+         ollama"
     );
 }
 

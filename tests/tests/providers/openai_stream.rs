@@ -4,6 +4,7 @@
 //! after, cancellation, limits, and the usage at the end.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use reticent::providers::__fuzz::read_openai_stream;
 use reticent::providers::openai::OpenAi;
@@ -188,12 +189,39 @@ async fn refusal_deltas_are_text() {
 }
 
 #[tokio::test]
-async fn a_stream_closed_after_its_finish_reason_without_done_is_complete() {
+async fn a_stream_closed_after_its_finish_reason_and_usage_without_done_is_complete() {
     // some compatible servers send no `[DONE]`
-    let body = wire().partial(&["Hi"]) + &chunk(json!({}), Some("stop"));
+    let body =
+        wire().partial(&["Hi"]) + &chunk(json!({}), Some("stop")) + &usage_chunk(Usage::new(10, 5));
     let server = TestServer::start(vec![Reply::events(body)]).await;
     let (_, response) = streamed(model(&server).stream(&request())).await;
-    assert_eq!(response, ModelResponse::text("Hi"));
+    assert_eq!(
+        response,
+        ModelResponse::text("Hi").with_usage(Usage::new(10, 5))
+    );
+}
+
+#[tokio::test]
+async fn a_stream_closed_between_its_finish_reason_and_its_usage_was_cut_short() {
+    // the usage asked for with `include_usage` comes after the finish reason: without it, the
+    // answer's accounting is lost
+    let body = wire().partial(&["Hi"]) + &chunk(json!({}), Some("stop"));
+    let server = TestServer::start(vec![
+        Reply::events(body).per_event(Duration::ZERO),
+        Reply::events(wire().answer(&["Hi"])),
+    ])
+    .await;
+    let (events, error) = stream::collect(model(&server).stream(&request())).await;
+    let error = error.expect("the stream is broken");
+    assert_eq!(text_deltas(&events), ["Hi"]);
+    assert!(
+        error
+            .message()
+            .ends_with("the stream ended before the answer was complete"),
+        "{error}"
+    );
+    assert!(error.is_retryable());
+    assert_eq!(server.received().len(), 1);
 }
 
 #[tokio::test]

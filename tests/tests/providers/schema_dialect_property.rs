@@ -520,10 +520,12 @@ fn the_shown_schema_accepts_exactly_what_the_agent_accepts() {
             }
         })
         .unwrap();
-    // both answers came up, both ways
+    // Both answers came up, each in at least one case in twenty: the generators are not
+    // degenerate. (The cases are drawn at random; about one in ten is accepted by both, so a
+    // bound of one in ten failed on an unlucky draw: 198 of 2,000.)
     let [[refused, _], [accepted_only_by_schema, accepted]] = seen.get();
     assert!(
-        refused > count as usize / 10 && accepted > count as usize / 10,
+        refused > count as usize / 20 && accepted > count as usize / 20,
         "refused by both {refused}, accepted by both {accepted}, by the schema only \
          {accepted_only_by_schema}"
     );

@@ -213,10 +213,12 @@ fn calls() -> Vec<reticent::ToolCall> {
     shapes()
         .iter()
         .enumerate()
-        .map(|(i, (tool, _))| reticent::ToolCall {
-            id: format!("call_{i}"),
-            name: tool.definition().name.clone(),
-            arguments: arguments(&**tool).into(),
+        .map(|(i, (tool, _))| {
+            reticent::ToolCall::new(
+                format!("call_{i}"),
+                tool.definition().name.clone(),
+                arguments(&**tool),
+            )
         })
         .collect()
 }

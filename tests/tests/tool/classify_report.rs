@@ -445,10 +445,8 @@ async fn a_context_string_never_reaches_the_model_in_a_run() {
     for include in [false, true] {
         let calls = cases()
             .enumerate()
-            .map(|(i, (case, _))| reticent::ToolCall {
-                id: format!("call_{i}"),
-                name: "report".into(),
-                arguments: json!({ "case": case }).into(),
+            .map(|(i, (case, _))| {
+                reticent::ToolCall::new(format!("call_{i}"), "report", json!({ "case": case }))
             })
             .collect();
         let model = ScriptedModel::new(vec![

@@ -21,12 +21,14 @@ use tokio_util::sync::CancellationToken;
 use super::child::ChildProcess;
 use super::error::{McpClientError, McpToolError};
 use super::http::Checked;
+use super::notes::{self, Listener, Routes};
 use super::remote_tool::Connection;
 use super::stdio::StdioTransport;
 use super::unreadable::Marker;
 use super::{McpClient, Naming};
 use crate::render;
 use crate::secret::Secret;
+use crate::tool::LogLevel;
 
 /// How long connecting may take unless configured otherwise.
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -51,8 +53,10 @@ pub struct McpClientBuilder {
     include_error_message: bool,
     trusted_output: bool,
     timeout: Duration,
+    idle_timeout: Option<Duration>,
     list_timeout: Duration,
     connect_timeout: Duration,
+    log_level: Option<LogLevel>,
 }
 
 impl McpClientBuilder {
@@ -65,8 +69,10 @@ impl McpClientBuilder {
             include_error_message: false,
             trusted_output: false,
             timeout: DEFAULT_TIMEOUT,
+            idle_timeout: None,
             list_timeout: DEFAULT_LIST_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            log_level: None,
         }
     }
 
@@ -136,6 +142,36 @@ impl McpClientBuilder {
     /// fails with [`McpCallError::TimedOut`](super::McpCallError::TimedOut) a second after it.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// How long a call may go without the server's answer or a progress report that moves
+    /// it on. Default: no such bound, only [`timeout`](Self::timeout).
+    ///
+    /// Every call is sent with a progress token. A call whose progress keeps coming may run
+    /// past `idle` as long as it likes, but never past its time limit; one that goes quiet
+    /// for `idle` fails with [`McpCallError::Silent`](super::McpCallError::Silent) (kind
+    /// `McpTimeout`, its effect unknown), and the server is sent `notifications/cancelled`.
+    /// Set it to stop a long call early when its server has stopped reporting, without
+    /// cutting short one that has not.
+    pub fn idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = Some(idle);
+        self
+    }
+
+    /// Asks the server, when it connects, to send log lines at `level` and above
+    /// (`logging/setLevel`), if it says it has logging. Default: not asked; the server sends
+    /// what it sends by itself.
+    ///
+    /// A server's log lines (`notifications/message`) go to the caller of every call of this
+    /// client running when they arrive (MCP ties a log line to no request), as a local tool's
+    /// [`ToolContext::log`](crate::ToolContext::log) lines do: as
+    /// [`AgentEvent::ToolLog`](crate::AgentEvent::ToolLog) on an agent's event stream, and as
+    /// events on the call's span. Its progress goes to the call it is for, as
+    /// [`AgentEvent::ToolProgress`](crate::AgentEvent::ToolProgress). Both are cut to 2 KiB
+    /// and never shown to the model.
+    pub fn log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = Some(level);
         self
     }
 
@@ -296,8 +332,16 @@ impl McpClientBuilder {
             server: self.name.clone().unwrap_or_else(|| fallback_name.clone()),
             source,
         };
-        let service = match tokio::time::timeout(self.connect_timeout, info.serve(transport)).await
-        {
+        let routes = Arc::new(Routes::default());
+        let listener = Listener::new(info, Arc::clone(&routes));
+        let connect = async {
+            let service = listener.serve(transport).await?;
+            if let Some(level) = self.log_level {
+                notes::ask_for_logs(service.peer(), level).await;
+            }
+            Ok::<_, rmcp::service::ClientInitializeError>(service)
+        };
+        let service = match tokio::time::timeout(self.connect_timeout, connect).await {
             Ok(Ok(service)) => service,
             Ok(Err(error)) => return Err(initialize(error.into())),
             Err(_) => {
@@ -322,6 +366,8 @@ impl McpClientBuilder {
             include_error_message: self.include_error_message,
             trusted_output: self.trusted_output,
             timeout: self.timeout,
+            idle_timeout: self.idle_timeout,
+            routes,
             closed: CancellationToken::new(),
             process: process.as_ref().map(Arc::downgrade),
             marker,
@@ -353,6 +399,8 @@ impl fmt::Debug for McpClientBuilder {
             .field("include_error_message", &self.include_error_message)
             .field("trusted_output", &self.trusted_output)
             .field("timeout", &self.timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("log_level", &self.log_level)
             .field("list_timeout", &self.list_timeout)
             .field("connect_timeout", &self.connect_timeout)
             .finish()

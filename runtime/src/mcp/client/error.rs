@@ -273,6 +273,21 @@ pub enum McpCallError {
         /// How long the call waited.
         timeout: Duration,
     },
+    /// The server sent neither the answer nor progress that moved the call on for the
+    /// client's [`idle_timeout`](super::McpClientBuilder::idle_timeout); the server was sent
+    /// `notifications/cancelled`. Whether the call took effect is unknown.
+    #[error(
+        "the MCP server `{server}` sent neither an answer nor progress for the call of `{tool}` within {}",
+        render::format_duration(*idle)
+    )]
+    Silent {
+        /// The server.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// How long the call went without either.
+        idle: Duration,
+    },
     /// The connection ended during the call: the server's process exited, the HTTP
     /// connection failed, or the client was dropped. Whether the call took effect is unknown.
     #[error(
@@ -316,7 +331,7 @@ impl McpCallError {
     pub const PROTOCOL: &'static str = "McpProtocolError";
     /// The kind of [`McpCallError::Unreadable`].
     pub const UNREADABLE: &'static str = "McpUnreadableAnswer";
-    /// The kind of [`McpCallError::TimedOut`].
+    /// The kind of [`McpCallError::TimedOut`] and [`McpCallError::Silent`].
     pub const TIMED_OUT: &'static str = "McpTimeout";
     /// The kind of [`McpCallError::Disconnected`] and [`McpCallError::Closed`].
     pub const DISCONNECTED: &'static str = "McpDisconnected";
@@ -328,7 +343,7 @@ impl McpCallError {
         match self {
             Self::Protocol { .. } => Self::PROTOCOL,
             Self::Unreadable { .. } => Self::UNREADABLE,
-            Self::TimedOut { .. } => Self::TIMED_OUT,
+            Self::TimedOut { .. } | Self::Silent { .. } => Self::TIMED_OUT,
             Self::Disconnected { .. } | Self::Closed { .. } => Self::DISCONNECTED,
             Self::Cancelled { .. } => Self::CANCELLED,
         }
@@ -344,6 +359,7 @@ impl McpCallError {
             self,
             Self::Unreadable { .. }
                 | Self::TimedOut { .. }
+                | Self::Silent { .. }
                 | Self::Disconnected { .. }
                 | Self::Cancelled { .. }
         )

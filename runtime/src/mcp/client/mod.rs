@@ -4,6 +4,7 @@ mod builder;
 mod child;
 mod error;
 mod http;
+mod notes;
 mod remote_tool;
 mod stdio;
 mod unreadable;
@@ -13,7 +14,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{ClientConfig, ServerPeerInfo};
+use rmcp::model::ServerPeerInfo;
 use rmcp::service::{Peer, RoleClient, RunningService};
 
 pub use builder::McpClientBuilder;
@@ -50,7 +51,7 @@ const CLOSE_GRACE: Duration = Duration::from_secs(3);
 /// [`McpCallError::Closed`].
 pub struct McpClient {
     /// `None` only inside [`McpClient::close`].
-    service: Option<RunningService<RoleClient, ClientConfig>>,
+    service: Option<RunningService<RoleClient, notes::Listener>>,
     connection: Arc<Connection>,
     /// Dropped with the client: the process is killed.
     process: Option<Arc<ChildProcess>>,
@@ -232,6 +233,7 @@ impl fmt::Debug for McpClient {
             .field("include_error_message", &connection.include_error_message)
             .field("trusted_output", &connection.trusted_output)
             .field("timeout", &connection.timeout)
+            .field("idle_timeout", &connection.idle_timeout)
             .field("list_timeout", &self.list_timeout)
             .finish_non_exhaustive()
     }

@@ -1,6 +1,7 @@
 //! [`RemoteTool`]: one tool of an MCP server, as a [`Tool`] like any other. Its arguments are
-//! checked against its input schema here, before the call; the server's answer is turned into
-//! the tool's output or classified as a failure.
+//! checked against its input schema here, before the call; while it runs, the server's progress
+//! and log lines for it go to its context ([`notes`](super::notes)); the server's answer is
+//! turned into the tool's output or classified as a failure.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Weak};
@@ -8,15 +9,17 @@ use std::time::Duration;
 
 use rmcp::ServiceError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents, Tool as McpTool,
-    ToolAnnotations as McpAnnotations,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientNotification, ClientRequest, ContentBlock, RequestId,
+    ResourceContents, ServerResult, Tool as McpTool, ToolAnnotations as McpAnnotations,
 };
-use rmcp::service::{Peer, RoleClient};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::child::ChildProcess;
 use super::error::{McpCallError, McpClientError, McpToolError};
+use super::notes::Routes;
 use super::unreadable::Marker;
 use crate::error::{ArgumentError, Failure, ToolError};
 use crate::render;
@@ -35,6 +38,10 @@ pub(super) struct Connection {
     pub(super) trusted_output: bool,
     /// How long a call may take: [`Tool::timeout`].
     pub(super) timeout: Duration,
+    /// How long a call may go without an answer or progress, when that is bounded too.
+    pub(super) idle_timeout: Option<Duration>,
+    /// Where the server's progress and log lines go.
+    pub(super) routes: Arc<Routes>,
     /// Cancelled when the client is closed or dropped.
     pub(super) closed: CancellationToken,
     /// The server's process, to ask how it ended; the client owns it.
@@ -47,6 +54,40 @@ pub(super) struct Connection {
 /// The agent and the server apply that limit themselves, from before the call starts; this
 /// one ends later, so that theirs ends the call first and reports it as a timeout.
 const AFTER_OWN_LIMIT: Duration = Duration::from_secs(1);
+
+/// How a call ended without a result.
+enum Ended {
+    /// The client was closed during the call.
+    Closed,
+    Service(ServiceError),
+    /// Neither an answer nor progress for this long.
+    Silent(Duration),
+}
+
+/// Tells the server a call nobody waits for any more is cancelled, when it is dropped before
+/// the answer came.
+struct Abandoned<'a> {
+    peer: &'a Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for Abandoned<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        let cancelled = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(id),
+            Some("the call was abandoned".to_owned()),
+        ));
+        runtime.spawn(async move {
+            let notification = ClientNotification::CancelledNotification(cancelled);
+            let _ = peer.send_notification(notification).await;
+        });
+    }
+}
 
 /// One tool of an MCP server.
 pub(super) struct RemoteTool {
@@ -120,8 +161,8 @@ impl RemoteTool {
             }));
         }
         let params = CallToolRequestParams::new(self.remote.to_string()).with_arguments(arguments);
-        // Dropping the call before the server answers makes rmcp send `notifications/cancelled`:
-        // on cancellation here, on a timeout (here, or the caller drops this future), and when
+        // Dropping the exchange before the server answers sends `notifications/cancelled`: on
+        // cancellation here, on a timeout (here, or the caller drops this future), and when
         // the run is cancelled.
         let wait = connection.timeout.saturating_add(AFTER_OWN_LIMIT);
         let result = tokio::select! {
@@ -132,8 +173,8 @@ impl RemoteTool {
                     tool: self.remote.to_string(),
                 }));
             }
-            () = connection.closed.cancelled() => Err(None),
-            result = connection.peer.call_tool(params) => result.map_err(Some),
+            () = connection.closed.cancelled() => Err(Ended::Closed),
+            result = self.exchange(params, &cx) => result,
             () = tokio::time::sleep(wait) => {
                 return Err(self.failed(McpCallError::TimedOut {
                     server: connection.server.to_string(),
@@ -145,7 +186,60 @@ impl RemoteTool {
         match result {
             Ok(result) if result.is_error == Some(true) => Err(self.tool_error(result)),
             Ok(result) => Ok(output(result)),
-            Err(error) => Err(self.call_error(error).await),
+            Err(Ended::Closed) => Err(self.call_error(None).await),
+            Err(Ended::Service(error)) => Err(self.call_error(Some(error)).await),
+            Err(Ended::Silent(idle)) => Err(self.failed(McpCallError::Silent {
+                server: connection.server.to_string(),
+                tool: self.remote.to_string(),
+                idle,
+            })),
+        }
+    }
+
+    /// Sends the call with a progress token, and waits for its answer while the server's
+    /// progress and log lines for it go to `cx`. With an idle timeout, progress that moves
+    /// the call on restarts it; the call's own limit is the caller's to apply.
+    async fn exchange(
+        &self,
+        params: CallToolRequestParams,
+        cx: &ToolContext,
+    ) -> Result<CallToolResult, Ended> {
+        let connection = &*self.connection;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // rmcp gives every request a progress token of its own.
+        let handle = connection
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(Ended::Service)?;
+        let watch = connection.routes.watch(handle.progress_token.clone(), cx);
+        let mut abandoned = Abandoned {
+            peer: &connection.peer,
+            id: Some(handle.id.clone()),
+        };
+        let answer = handle.await_response();
+        let mut answer = std::pin::pin!(answer);
+        let idle = connection.idle_timeout;
+        let silence = tokio::time::sleep(idle.unwrap_or(Duration::MAX));
+        let mut silence = std::pin::pin!(silence);
+        let answered = loop {
+            tokio::select! {
+                biased;
+                answered = &mut answer => break answered,
+                () = watch.heard() => {
+                    if let Some(idle) = idle {
+                        silence.as_mut().reset(tokio::time::Instant::now() + idle);
+                    }
+                }
+                () = &mut silence, if idle.is_some() => {
+                    return Err(Ended::Silent(idle.unwrap_or_default()));
+                }
+            }
+        };
+        abandoned.id = None;
+        match answered.map_err(Ended::Service)? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            _ => Err(Ended::Service(ServiceError::UnexpectedResponse)),
         }
     }
 

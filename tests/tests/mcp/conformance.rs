@@ -1,0 +1,89 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in
+//! `tests/conformance/`), run against `McpServer` and `McpClient`: every scenario must pass,
+//! except those the baseline (`tests/conformance/baseline.yml`) lists with their reasons, and a
+//! baselined scenario that passes fails the run too (the suite's `--expected-failures`).
+//!
+//! Needs `RETICENT_NODE` and `RETICENT_MCP_CONFORMANCE`, which `.ci/run` sets; skipped, loudly,
+//! without them.
+
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use reticent::CancellationToken;
+use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use reticent_tests::mcp::conformance::{self, Suite};
+
+/// How long one run of the suite may take.
+const SUITE_LIMIT: Duration = Duration::from_secs(300);
+
+/// The client scenarios that apply to `McpClient`.
+const CLIENT_SCENARIOS: [&str; 3] = ["initialize", "tools_call", "sse-retry"];
+
+/// Runs the suite with `args` and the baseline; panics, with the suite's report, unless it
+/// exits with success.
+async fn run(suite: &Suite, args: &[&str], results: &Path) {
+    let baseline = conformance::baseline();
+    let mut all: Vec<&str> = args.to_vec();
+    let (baseline, results) = (
+        baseline.to_str().expect("the path is UTF-8"),
+        results.to_str().expect("the path is UTF-8"),
+    );
+    all.extend(["--expected-failures", baseline, "--output-dir", results]);
+    let output = tokio::time::timeout(SUITE_LIMIT, suite.command(&all).output())
+        .await
+        .unwrap_or_else(|_| panic!("the suite did not finish within {SUITE_LIMIT:?}: {args:?}"))
+        .expect("the suite runs");
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = output;
+    assert!(
+        status.success(),
+        "the conformance suite failed ({status}) for {args:?}:\n{}\n{}",
+        String::from_utf8_lossy(&stdout),
+        String::from_utf8_lossy(&stderr),
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_passes_every_scenario_that_applies() {
+    let Some(suite) = Suite::find("McpServer against every server scenario") else {
+        return;
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let shutdown = CancellationToken::new();
+    let mut config = StreamableHttpServerConfig::default();
+    config.cancellation_token = shutdown.clone();
+    let serving = tokio::spawn(conformance::server().serve_http(listener, config));
+
+    let results = conformance::results("server");
+    run(
+        &suite,
+        &["server", "--url", &url, "--suite", "all"],
+        &results,
+    )
+    .await;
+
+    shutdown.cancel();
+    let served = tokio::time::timeout(Duration::from_secs(10), serving).await;
+    assert!(
+        matches!(served, Ok(Ok(Ok(())))),
+        "the server ends: {served:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_passes_every_scenario_that_applies() {
+    let Some(suite) = Suite::find("McpClient against the client scenarios") else {
+        return;
+    };
+    let client = env!("CARGO_BIN_EXE_conformance_client");
+    for scenario in CLIENT_SCENARIOS {
+        let results = conformance::results(&format!("client-{scenario}"));
+        let args = ["client", "--command", client, "--scenario", scenario];
+        run(&suite, &args, &results).await;
+    }
+}
