@@ -29,7 +29,9 @@ Each run times, for every crate in turn (which crate goes first rotates every ru
                    the same, built with incremental compilation off for the crate;
   edit + build     the body of the first tool changed, then `cargo build` (incremental);
 
-and reports the median of each over the runs and its ratio to the hand-written crate's.
+and reports the median of each over the runs and its ratio to the hand-written crate's, by
+wall time and by CPU time (user + system of cargo, rustc and the linker), which a machine
+loaded by other work disturbs less than wall time.
 
     python3 runtime/benches/compile_time.py [--runs 5] [--tools 50] [--crates manual,reticent,rmcp,rig]
     python3 runtime/benches/compile_time.py --check-only
@@ -43,6 +45,7 @@ import argparse
 import os
 import pathlib
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -297,10 +300,14 @@ def cargo(args, cwd, env, quiet=True) -> None:
     subprocess.run(["cargo", *args], cwd=cwd, env=env, check=True, stdout=out, stderr=out)
 
 
-def timed(args, cwd, env) -> float:
+def timed(args, cwd, env) -> tuple:
+    """Wall time and CPU time (user + system, of cargo, rustc and the linker) of a build."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     cargo(args, cwd, env)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def touch(lib: pathlib.Path, run: int) -> None:
@@ -382,22 +389,25 @@ def main() -> int:
                 times[mode][key].append(timed([*command(key), "--quiet"], work / key, env))
         print(f"run {run + 1}/{args.runs} done; {load()}", flush=True)
 
+    for index, what in ((0, "wall time"), (1, "CPU time (user + system)")):
+        print()
+        print(f"{args.tools} tools, {what}, median of {args.runs} runs, seconds "
+              "(ratio to hand-written)")
+        header = "".join(f"{key:>18}" for key in keys)
+        print(f"{'':32}{header}")
+        for mode in modes:
+            base = statistics.median(t[index] for t in times[mode]["manual"])
+            cells = []
+            for key in keys:
+                m = statistics.median(t[index] for t in times[mode][key])
+                cells.append(f"{m:>9.2f} ({m / base:.2f}x)")
+            print(f"{mode:32}" + "".join(f"{c:>18}" for c in cells))
     print()
-    print(f"{args.tools} tools, median of {args.runs} runs, seconds (ratio to hand-written)")
-    header = "".join(f"{key:>18}" for key in keys)
-    print(f"{'':32}{header}")
-    for mode in modes:
-        base = statistics.median(times[mode]["manual"])
-        cells = []
-        for key in keys:
-            m = statistics.median(times[mode][key])
-            cells.append(f"{m:>9.2f} ({m / base:.2f}x)")
-        print(f"{mode:32}" + "".join(f"{c:>18}" for c in cells))
-    print()
-    print("every run, seconds:")
+    print("every run, wall / CPU seconds:")
     for mode in modes:
         for key in keys:
-            print(f"  {mode:32}{key:>10}: " + " ".join(f"{t:.2f}" for t in times[mode][key]))
+            print(f"  {mode:32}{key:>10}: "
+                  + " ".join(f"{w:.2f}/{c:.2f}" for w, c in times[mode][key]))
     return 0
 
 

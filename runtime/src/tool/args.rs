@@ -124,8 +124,18 @@ pub trait CannotDecodeArguments<T> {
 
 impl<T> CannotDecodeArguments<T> for ArgumentsOf<T> {
     fn decoders(&self) -> Decoders<T> {
-        const { panic!("a `#[tool]`'s arguments struct does not implement `Deserialize`") }
+        // Evaluated only where this is used for a concrete `T`: a constant that does not
+        // depend on `T` would fail every build of this crate.
+        let () = NotDeserialize::<T>::REFUSED;
+        unreachable!()
     }
+}
+
+/// A constant whose evaluation fails, for each `T` it is evaluated for.
+struct NotDeserialize<T>(PhantomData<T>);
+
+impl<T> NotDeserialize<T> {
+    const REFUSED: () = panic!("a `#[tool]`'s arguments struct does not implement `Deserialize`");
 }
 
 // ---- the visitor `#[tool]` writes ------------------------------------------------------------
@@ -240,6 +250,7 @@ fn decode_value<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
 /// arguments that hold such numbers are decoded again with them written as integers if they
 /// fail as sent.
 #[allow(clippy::type_complexity)]
+#[inline]
 fn checked_arguments(
     args: Value,
 ) -> Result<(Map<String, Value>, Option<Map<String, Value>>), ToolError> {
