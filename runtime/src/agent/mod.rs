@@ -12,6 +12,7 @@
 //! | `run.rs` | the loop: one model turn after another |
 //! | `call_ids.rs` | the calls of one model response under distinct ids |
 //! | `turn.rs` | the tool calls of one turn, run concurrently and recorded in call order |
+//! | `call.rs` | one tool call as the loop runs it, and how far each call of a turn got |
 //! | `record.rs` | what a run gathers for the caller, and the result made from it |
 //! | `gates.rs` | what a call is checked against before it runs: prerequisites, taint rules |
 //! | `approval.rs` | calls a person must approve, and the calls a run waits on: [`PendingCall`] |
@@ -19,7 +20,9 @@
 //! | `digest.rs` | what a decision is bound to: [`CallDigest`] of a call's tool and arguments |
 //! | `state.rs` | what a stopped run goes on from: [`RunState`], [`CallRecord`], [`ResumeError`] |
 //! | `resume.rs` | going on from a [`RunState`] with the caller's decisions |
+//! | `save.rs` | writing a [`RunState`] from a run, and reading one back |
 //! | `steps.rs` | where each model call and tool call runs: [`StepExecutor`] |
+//! | `stepped.rs` | a run's model and tool calls handed to its [`StepExecutor`] |
 //! | `repeats.rs` | recognising an exact repeat of a failed call |
 //! | `ledger.rs` | the effects ledger: [`Effect`] |
 //! | `stats.rs` | per-tool counts: [`ToolStats`] |

@@ -24,6 +24,7 @@
 //! | `checked.rs` | a tool whose arguments are normalised and checked before it runs |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
 //! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
+//! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
 //! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
 //! | `span.rs` | the `execute_tool` span |
 
