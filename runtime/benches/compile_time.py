@@ -77,12 +77,14 @@ BODY = '''if count < 0 {{ return Err(BackendError(name)); }}
     Ok(Out {{ id: name, n: count + {i}, city: address.map(|a| a.city) }})'''
 
 
-def reticent_crate(n: int) -> str:
-    out = [COMMON]
+def attribute_crate(n: int, prelude: str, attribute: str, boxed: str, erased: str) -> str:
+    """The crate of `n` functions under `attribute`, and `tools()` holding each as `erased`
+    (`boxed` wraps a tool's unit struct)."""
+    out = [COMMON, prelude]
     for i in range(n):
         out.append(f'''
 /// {DOC.format(i=i)}
-#[reticent::tool]
+#[{attribute}]
 pub fn tool_{i}(
     /// The name.
     name: String,
@@ -94,14 +96,19 @@ pub fn tool_{i}(
     {BODY.format(i=i)}
 }}
 ''')
-    names = ", ".join(f"std::sync::Arc::new(Tool{i})" for i in range(n))
+    names = ", ".join(boxed.format(f"Tool{i}") for i in range(n))
     out.append(f'''
 /// Every tool, as an agent holds them.
-pub fn tools() -> Vec<std::sync::Arc<dyn reticent::Tool>> {{
+pub fn tools() -> Vec<{erased}> {{
     vec![{names}]
 }}
 ''')
     return ''.join(out)
+
+
+def reticent_crate(n: int) -> str:
+    return attribute_crate(n, "", "reticent::tool", "std::sync::Arc::new({})",
+                           "std::sync::Arc<dyn reticent::Tool>")
 
 
 def manual_crate(n: int) -> str:
@@ -224,32 +231,8 @@ pub fn tools() -> Tools {
 
 
 def rig_crate(n: int) -> str:
-    out = [COMMON, '''
-use rig_core::rig_tool;
-''']
-    for i in range(n):
-        out.append(f'''
-/// {DOC.format(i=i)}
-#[rig_tool]
-pub fn tool_{i}(
-    /// The name.
-    name: String,
-    /// The count.
-    count: i64,
-    /// Where.
-    address: Option<Address>,
-) -> Result<Out, BackendError> {{
-    {BODY.format(i=i)}
-}}
-''')
-    names = ", ".join(f"Box::new(Tool{i})" for i in range(n))
-    out.append(f'''
-/// Every tool, as an agent holds them.
-pub fn tools() -> Vec<Box<dyn rig_core::tool::ErasedTool>> {{
-    vec![{names}]
-}}
-''')
-    return ''.join(out)
+    return attribute_crate(n, "\nuse rig_core::rig_tool;\n", "rig_tool", "Box::new({})",
+                           "Box<dyn rig_core::tool::ErasedTool>")
 
 
 COMMON_DEPS = '''serde = { version = "1", features = ["derive"] }
