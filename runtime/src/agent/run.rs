@@ -20,7 +20,7 @@ use super::steps::StepExecutor;
 use super::{AgentError, AgentEvent, AgentResult, Inner, RunOptions, StopReason, spans};
 use crate::model::{
     Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, RetryPolicy,
-    TrajectoryTurn,
+    TrajectoryTurn, retryable_status,
 };
 use crate::render;
 
@@ -403,7 +403,7 @@ fn restart_delay(
 ) -> Option<Duration> {
     let client_error = error
         .status()
-        .is_some_and(|s| (400..500).contains(&s) && !matches!(s, 408 | 409 | 429));
+        .is_some_and(|s| (400..500).contains(&s) && !retryable_status(s));
     if !passed_on || !error.is_retryable() || client_error || spent > policy.max_retries {
         return None;
     }

@@ -37,6 +37,7 @@ pub(crate) use dialect::{Normaliser, integer_format_range};
 pub use dialect::{SchemaDialect, SchemaError};
 pub use replay::ReplayModel;
 pub use retry::RetryPolicy;
+pub(crate) use retry::retryable_status;
 pub use scripted::ScriptedModel;
 pub use stream::ModelEvent;
 #[cfg_attr(

@@ -7,6 +7,12 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
+/// Whether an HTTP status is worth retrying: `408`, `409`, `429` and every `5xx`. The one
+/// list the providers retry a request by, and the agent loop a broken turn by.
+pub(crate) fn retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || (500..600).contains(&status)
+}
+
 /// How many times a failed model call is tried again, and how long to wait before each try:
 /// exponential backoff with jitter, or what the server asked for with `retry-after`.
 ///

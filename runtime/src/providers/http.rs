@@ -14,7 +14,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 
 use crate::error::chain::chain;
-use crate::model::{ModelError, ModelResponse, RetryPolicy};
+use crate::model::{ModelError, ModelResponse, RetryPolicy, retryable_status};
 use crate::render::{MAX_NAME_LEN, bounded, format_duration};
 use crate::secret::Secret;
 
@@ -201,10 +201,7 @@ impl Transport {
         Err(Failed {
             message: provider_message(&body, status),
             status: Some(status),
-            retryable: status == StatusCode::REQUEST_TIMEOUT
-                || status == StatusCode::CONFLICT
-                || status == StatusCode::TOO_MANY_REQUESTS
-                || status.is_server_error(),
+            retryable: retryable_status(status.as_u16()),
             retry_after,
             source: None,
         })
