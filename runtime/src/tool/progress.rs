@@ -131,18 +131,8 @@ impl Observer {
     /// A progress report. Dropped when `progress` or `total` is not a finite number, or when
     /// `progress` is not more than the last one passed on.
     pub(crate) fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+        if !moves_on(&self.last_progress, progress, total) {
             return;
-        }
-        {
-            let mut last = self
-                .last_progress
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            if last.is_some_and(|last| progress <= last) {
-                return;
-            }
-            *last = Some(progress);
         }
         let message = message.map(|m| bounded(&m));
         if let Some(span) = &self.span {
@@ -269,6 +259,20 @@ fn bounded(message: &dyn fmt::Display) -> String {
         writer.text.push_str(CUT);
     }
     writer.text
+}
+
+/// Whether a report of `progress` (of `total`) moves a call on from the `last` one passed on,
+/// which it then becomes: both finite, and `progress` more than the last.
+pub(crate) fn moves_on(last: &Mutex<Option<f64>>, progress: f64, total: Option<f64>) -> bool {
+    if !progress.is_finite() || total.is_some_and(|t| !t.is_finite()) {
+        return false;
+    }
+    let mut last = last.lock().unwrap_or_else(PoisonError::into_inner);
+    if last.is_some_and(|last| progress <= last) {
+        return false;
+    }
+    *last = Some(progress);
+    true
 }
 
 #[cfg(test)]

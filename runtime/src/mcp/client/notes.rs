@@ -22,7 +22,7 @@ use rmcp::service::{NotificationContext, Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::tool::{LogLevel, ToolContext};
+use crate::tool::{LogLevel, ToolContext, moves_on};
 
 /// How many progress reports for a token no call has claimed yet are kept: a report can
 /// arrive between sending a call and registering its token.
@@ -64,15 +64,8 @@ struct Watched {
 
 impl Watched {
     fn progress(&self, report: &ProgressNotificationParam) {
-        if !report.progress.is_finite() || report.total.is_some_and(|t| !t.is_finite()) {
+        if !moves_on(&self.last, report.progress, report.total) {
             return;
-        }
-        {
-            let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
-            if last.is_some_and(|last| report.progress <= last) {
-                return;
-            }
-            *last = Some(report.progress);
         }
         self.cx
             .progress(report.progress, report.total, report.message.as_deref());
