@@ -80,9 +80,9 @@ pub(crate) use output::AsValue;
 pub(crate) use pattern::bounded as bounded_patterns;
 #[cfg(feature = "mcp")]
 pub(crate) use progress::Updates;
-pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 #[cfg(feature = "mcp-client")]
 pub(crate) use progress::moves_on;
+pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
 
