@@ -15,8 +15,8 @@ use tracing::Instrument;
 
 use super::Inner;
 use super::state::CallRecord;
+use crate::error::ToolFailure;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse, ToolCall};
-use crate::tool::ToolFailure;
 
 /// Where a run's steps run: each model call and each tool call of a run started with
 /// [`Agent::run_on`](crate::Agent::run_on) or [`Agent::resume_on`](crate::Agent::resume_on) is
