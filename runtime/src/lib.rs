@@ -144,6 +144,8 @@ mod render;
 pub mod restate;
 pub mod rules;
 mod secret;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tool;
 
 pub use error::{
