@@ -107,33 +107,25 @@ impl Failures {
 }
 
 /// Fails if `canary` is anywhere the model could have seen it: the transcript, the trajectory
-/// (as JSON), every request the model was sent, and what each failure showed it.
+/// (as JSON), every request the model was sent and the body each provider would send for it,
+/// and what each failure showed it (`reticent::testing::LeakReport::of_run`).
 pub fn assert_model_never_saw(
     canary: &str,
     result: &reticent::AgentResult,
     model: &reticent::ScriptedModel,
 ) {
-    let messages = format!("{:?}", result.messages);
+    let report = reticent::testing::LeakReport::of_run(canary, result, model);
+    let leaks = report.leaks();
     assert!(
-        !messages.contains(canary),
-        "the transcript has {canary}: {messages}"
+        leaks.is_empty(),
+        "the model could read {canary}:\n{}",
+        leaks
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
-    let trajectory = serde_json::to_string(&result.trajectory).expect("a trajectory is JSON");
-    assert!(
-        !trajectory.contains(canary),
-        "the trajectory has {canary}: {trajectory}"
-    );
-    let requests = format!("{:?}", model.requests());
-    assert!(
-        !requests.contains(canary),
-        "a model request has {canary}: {requests}"
-    );
-    for failure in &result.tool_failures {
-        assert!(
-            !failure.shown_to_model.contains(canary),
-            "the model was shown {canary}: {failure:#?}"
-        );
-    }
+    assert!(report.model_channels().contains(&"trajectory"));
 }
 
 /// Whether the process `pid` has ended: it is gone, or a zombie (exited, not yet reaped).

@@ -16,7 +16,7 @@ use crate::model::{ModelResponse, ScriptedModel};
 use crate::tool::{Tool, Toolbox};
 
 /// The fewest bytes a canary may have: a shorter one could be found by chance.
-const MIN_CANARY_LEN: usize = 8;
+const MIN_CANARY_LEN: usize = 6;
 
 /// How much of a channel is shown on each side of a leak.
 const SNIPPET: usize = 120;
@@ -50,7 +50,7 @@ type Configure = Box<dyn FnOnce(AgentBuilder) -> AgentBuilder + Send>;
 /// was not planted where a tool fails, and the check fails: a check that saw no failure
 /// proves nothing.
 ///
-/// A canary must be at least 8 bytes of ASCII letters, digits and `-_.:@/`, characters that
+/// A canary must be at least 6 bytes of ASCII letters, digits and `-_.:@/`, characters that
 /// JSON and `Debug` write as they are, so that a search of serialized text finds it. Plant it
 /// only where the model must never see it: not in an argument error's message, which is shown
 /// in full by design.
@@ -115,18 +115,11 @@ impl LeakCheck {
     ///
     /// # Panics
     ///
-    /// When the canary is shorter than 8 bytes or holds a character other than ASCII letters,
+    /// When the canary is shorter than 6 bytes or holds a character other than ASCII letters,
     /// digits and `-_.:@/`.
     pub fn new(canary: impl Into<String>) -> Self {
         let canary = canary.into();
-        assert!(
-            canary.len() >= MIN_CANARY_LEN
-                && canary
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-_.:@/".contains(&b)),
-            "a canary is at least {MIN_CANARY_LEN} bytes of ASCII letters, digits and `-_.:@/`, \
-             which every channel writes as they are: {canary:?}"
-        );
+        check_canary(&canary);
         Self {
             canary,
             tools: Vec::new(),
@@ -180,13 +173,7 @@ impl LeakCheck {
     /// Runs the check. Nothing panics here for what the tools do: every finding is in the
     /// report; [`LeakReport::assert_no_leak`] turns it into a test failure.
     pub async fn run(self) -> LeakReport {
-        let mut report = LeakReport {
-            canary: self.canary.clone(),
-            model: Vec::new(),
-            caller: Vec::new(),
-            unfinished: Vec::new(),
-            result: None,
-        };
+        let mut report = LeakReport::empty(self.canary.clone());
         let model = ScriptedModel::new(self.script());
         let mut builder = Agent::builder(model.clone())
             .tools(self.tools.iter().cloned())
@@ -232,8 +219,8 @@ impl LeakCheck {
         };
 
         report.read_run(&result, &model);
-        report.read_spans(&spans);
         report.read_providers(&model);
+        report.read_spans(&spans);
         #[cfg(feature = "mcp")]
         report
             .read_mcp(&self.tools, &self.calls, self.time_limit)
@@ -286,6 +273,33 @@ pub struct LeakReport {
 }
 
 impl LeakReport {
+    /// Searches a run you made yourself on a [`ScriptedModel`] (`model`, or a clone of the
+    /// one the agent ran on) for `canary`: the transcript, the failures' texts, the trajectory,
+    /// each request and each compiled-in provider's body for it, and the caller's record.
+    /// Spans and MCP are [`LeakCheck`]'s.
+    ///
+    /// # Panics
+    ///
+    /// When the canary is not one [`LeakCheck::new`] takes.
+    pub fn of_run(canary: impl Into<String>, result: &AgentResult, model: &ScriptedModel) -> Self {
+        let canary = canary.into();
+        check_canary(&canary);
+        let mut report = Self::empty(canary);
+        report.read_run(result, model);
+        report.read_providers(model);
+        report
+    }
+
+    fn empty(canary: String) -> Self {
+        Self {
+            canary,
+            model: Vec::new(),
+            caller: Vec::new(),
+            unfinished: Vec::new(),
+            result: None,
+        }
+    }
+
     /// The channels the model could read that hold the canary.
     pub fn leaks(&self) -> Vec<Leak> {
         self.model
@@ -430,6 +444,19 @@ impl LeakReport {
                 .push(format!("the MCP calls did not finish within {limit:?}")),
         }
     }
+}
+
+/// Panics unless `canary` is at least 6 bytes of ASCII letters, digits and `-_.:@/`.
+#[track_caller]
+fn check_canary(canary: &str) {
+    assert!(
+        canary.len() >= MIN_CANARY_LEN
+            && canary
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:@/".contains(&b)),
+        "a canary is at least {MIN_CANARY_LEN} bytes of ASCII letters, digits and `-_.:@/`, \
+         which every channel writes as they are: {canary:?}"
+    );
 }
 
 /// Whether the caller's record of `failure` holds `canary`: its error's message or a source's

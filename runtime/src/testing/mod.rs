@@ -73,7 +73,10 @@ mod providers;
 mod shown;
 pub mod spans;
 
+#[doc(inline)]
+pub use crate::__testing_assert_model_sees as assert_model_sees;
+#[doc(inline)]
+pub use crate::__testing_model_sees as model_sees;
 pub use check::{Leak, LeakCheck, LeakFound, LeakReport};
 #[doc(hidden)]
 pub use shown::{__assert_shown, __shown};
-pub use shown::{assert_model_sees, model_sees};

@@ -93,7 +93,7 @@ macro_rules! __testing_model_sees {
     }};
 }
 
-/// Asserts the text the model is shown when `tool` fails with `error` (see [`model_sees!`]);
+/// Asserts the text the model is shown when `tool` fails with `error` (see [`model_sees!`](crate::testing::model_sees));
 /// the panic message has both texts.
 ///
 /// ```
@@ -130,8 +130,3 @@ macro_rules! __testing_assert_model_sees {
         )
     };
 }
-
-#[doc(inline)]
-pub use crate::__testing_assert_model_sees as assert_model_sees;
-#[doc(inline)]
-pub use crate::__testing_model_sees as model_sees;

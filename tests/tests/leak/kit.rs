@@ -425,7 +425,7 @@ async fn a_canary_no_failure_holds_fails_the_check() {
 }
 
 #[test]
-#[should_panic(expected = "a canary is at least 8 bytes")]
+#[should_panic(expected = "a canary is at least 6 bytes")]
 fn a_canary_json_would_escape_is_refused() {
     let _ = LeakCheck::new("secret \"quoted\"");
 }
