@@ -9,6 +9,8 @@
 //!   planted (in an error, a panic's message, a context string, an `anyhow` chain), searches
 //!   every channel the model could read for it, and checks that the caller got it. A
 //!   [`LeakReport`] names each channel that leaked and the text around the canary.
+//! - `McpConnection` (feature `mcp`): an MCP client connected to your `McpServer` in memory,
+//!   with every byte it received.
 //! - [`spans`]: the span recorder the check reads spans with, for your own telemetry tests.
 //!
 //! ```
@@ -78,5 +80,7 @@ pub use crate::__testing_assert_model_sees as assert_model_sees;
 #[doc(inline)]
 pub use crate::__testing_model_sees as model_sees;
 pub use check::{Leak, LeakCheck, LeakFound, LeakReport};
+#[cfg(feature = "mcp")]
+pub use mcp::McpConnection;
 #[doc(hidden)]
 pub use shown::{__assert_shown, __shown};
