@@ -79,7 +79,7 @@
 //! | a [`Disclose`] variant marked `#[disclose(argument)]` | as `ArgumentError`, with its `Display` |
 //! | another [`Disclose`] variant | `Tool 'NAME' failed with Type::Variant` |
 //! | [`Failure::new("Kind", error)`](Failure::new) | `Tool 'NAME' failed with Kind` |
-//! | [`BoxError`] (`Box<dyn Error + Send + Sync>`) | `Tool 'NAME' failed with Error`; give it a kind with `Failure::new("Kind", boxed)` or return a concrete type |
+//! | [`BoxError`](failures::BoxError) (`Box<dyn Error + Send + Sync>`) | `Tool 'NAME' failed with Error`; give it a kind with `Failure::new("Kind", boxed)` or return a concrete type |
 //! | any other `std::error::Error + Send + Sync + 'static` | `Tool 'NAME' failed with Type` |
 //! | `anyhow::Error`, `eyre::Report` (features `anyhow`, `eyre`) | what the first classified error of the chain, read from the outside in (a context value where its context stands), says: an argument error ([`ArgumentError`], [`ToolError::Argument`], a `#[disclose(argument)]` variant) with its own message alone, or the kind of a [`Failure`], [`ToolError::Failed`] or non-generic `#[derive(Disclose)]` error — and nothing inside that error, so an argument error inside a `Failure` is shown as the `Failure` is on its own; else `Tool 'NAME' failed with Error`. Context strings never reach the model |
 //! | anything else | a compile error that says what to return instead |
@@ -87,7 +87,7 @@
 //! A `Result` is never sent to the model as an output: a `Result` as the output of the tool's
 //! `Result`, or an output that is itself an error type, is a compile error at the return type;
 //! a `Result` deeper in an output (`Vec<Result<T, E>>`, a struct field) is refused when the
-//! output is encoded, as a fatal [`OutputError`] that holds nothing of the value. The rules
+//! output is encoded, as a fatal [`OutputError`](failures::OutputError) that holds nothing of the value. The rules
 //! a compile error can name are listed in [`rules`].
 //!
 //! With `include_error_message`, the model is also shown the error's message; for `anyhow` and
@@ -130,41 +130,38 @@
 #![forbid(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
-mod agent;
+pub mod agent;
 mod argument_field;
 mod error;
+pub mod failures;
 #[cfg(feature = "__http")]
 mod http_client;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod model;
+pub mod model;
 pub mod providers;
 mod render;
 #[cfg(feature = "restate")]
 pub mod restate;
 pub mod rules;
 mod secret;
-mod tool;
+pub mod tool;
 
-pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, RetryHint, ToolError};
+// The crate root holds what a first program names; the rest is one module deep: `agent`,
+// `model`, `tool`, and `failures` for the error types a caller downcasts a failure to.
+pub use error::{ArgumentError, Disclose, Disclosure, Failure, ToolError};
 pub use secret::Secret;
 pub use tool::{
-    ArgumentValidator, EffectOutcome, LogLevel, OutputError, ParametersSchema, Tool,
-    ToolAnnotations, ToolContext, ToolDefinition, ToolFailure, ToolFuture, ToolPanicked,
-    ToolTimedOut, Toolbox, UnknownTool, ValidatorError, kinds,
+    BuildError, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFailure, Toolbox,
 };
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, CallDigest, CallRecord,
-    Decision, Decisions, Effect, ErrorNotKept, ForbiddenAfterUntrusted, ModelStep, NotADigest,
-    NotApproved, NotRunAgain, PendingCall, PendingReason, PrerequisiteNotMet, ResumeError,
-    ResumeRefused, RunOptions, RunState, StepError, StepExecutor, StopReason, ToolFailureMode,
-    ToolFailureOptions, ToolStats, ToolStep, ToolsDisabled, Verdict,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, Decision, Decisions, ResumeError,
+    RunOptions, RunState, StopReason, ToolFailureMode, ToolFailureOptions,
 };
-pub use model::RetryPolicy;
 pub use model::{
-    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,
-    SchemaDialect, SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
+    Message, Model, ModelError, ModelRequest, ModelResponse, ReplayModel, SchemaDialect,
+    ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
 };
 
 pub use reticent_macros::{Disclose, tool, tools};

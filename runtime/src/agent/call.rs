@@ -10,9 +10,9 @@ use tracing::Instrument;
 
 use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
-use crate::LogLevel;
 use crate::model::ToolCall;
 use crate::render;
+use crate::tool::LogLevel;
 use crate::tool::{
     AsValue, CallArguments, CallScope, EffectOutcome, Forward, Invocation, Observer, ToolFailure,
     UnknownTool, drive, execute_span, invoke, kinds, record_failure,

@@ -7,9 +7,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::BuildError;
 use crate::model::{Message, ToolCall};
 use crate::render;
+use crate::tool::BuildError;
 use crate::tool::{ToolFailure, ToolSet, kinds};
 
 /// The rules, checked against the registered tools when the agent is built.

@@ -40,11 +40,11 @@ mod constraints;
 mod contain;
 mod context;
 mod definition;
-mod failure;
+pub(crate) mod failure;
 mod future;
 mod invoke;
 mod no_result;
-mod output;
+pub(crate) mod output;
 mod owned;
 mod pattern;
 mod progress;
@@ -59,9 +59,10 @@ mod validate;
 pub(crate) use context::CallScope;
 pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
-pub use failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
+pub use failure::ToolFailure;
+pub(crate) use failure::{EffectOutcome, UnknownTool, kinds};
 pub use future::ToolFuture;
-pub use output::OutputError;
+pub(crate) use output::OutputError;
 pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
@@ -83,7 +84,8 @@ pub(crate) use progress::Updates;
 #[cfg(feature = "mcp-client")]
 pub(crate) use progress::moves_on;
 pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
-pub(crate) use set::{ToolSet, ToolSetError};
+pub use set::BuildError;
+pub(crate) use set::ToolSet;
 pub(crate) use span::{execute_span, record_failure};
 
 /// What `#[derive(Disclose)]` writes without the features `anyhow` and `eyre`: nothing (see
@@ -137,7 +139,7 @@ pub(crate) use set::is_valid_tool_name;
 
 /// A tool an agent can call.
 ///
-/// Write tools with [`#[tool]`](crate::tool) or [`#[tools]`](crate::tools) rather than
+/// Write tools with [`#[tool]`](macro@crate::tool) or [`#[tools]`](crate::tools) rather than
 /// implementing this trait by hand: the macros derive the schema, decode the arguments and
 /// classify every failure at compile time.
 ///
