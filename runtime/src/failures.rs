@@ -23,6 +23,6 @@ pub use crate::agent::approval::{NotApproved, NotRunAgain};
 pub use crate::agent::gates::{ForbiddenAfterUntrusted, PrerequisiteNotMet};
 pub use crate::agent::state::{ErrorNotKept, ResumeRefused};
 pub use crate::agent::turn::ToolsDisabled;
-pub use crate::error::{BoxError, RetryHint};
-pub use crate::tool::failure::{EffectOutcome, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
+pub use crate::error::{BoxError, EffectOutcome, RetryHint, kinds};
+pub use crate::tool::errors::{ToolPanicked, ToolTimedOut, UnknownTool};
 pub use crate::tool::output::OutputError;

@@ -149,11 +149,9 @@ pub mod tool;
 
 // The crate root holds what a first program names; the rest is one module deep: `agent`,
 // `model`, `tool`, and `failures` for the error types a caller downcasts a failure to.
-pub use error::{ArgumentError, Disclose, Disclosure, Failure, ToolError};
+pub use error::{ArgumentError, Disclose, Disclosure, Failure, ToolError, ToolFailure};
 pub use secret::Secret;
-pub use tool::{
-    BuildError, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFailure, Toolbox,
-};
+pub use tool::{BuildError, Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
 
 pub use agent::{
     Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, Decision, Decisions, ResumeError,
