@@ -88,43 +88,36 @@
 #![forbid(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
-mod agent;
+pub mod agent;
 mod argument_field;
 mod error;
+pub mod failures;
 #[cfg(feature = "__http")]
 mod http_client;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod model;
+pub mod model;
 pub mod providers;
 mod render;
 #[cfg(feature = "restate")]
 pub mod restate;
 pub mod rules;
 mod secret;
-mod tool;
+pub mod tool;
 
-pub use error::{
-    ArgumentError, BoxError, Disclose, Disclosure, EffectOutcome, Failure, RetryHint, ToolError,
-    ToolFailure, kinds,
-};
+// The crate root holds what a first program names; the rest is one module deep: `agent`,
+// `model`, `tool`, and `failures` for the error types a caller downcasts a failure to.
+pub use error::{ArgumentError, Disclose, Disclosure, Failure, ToolError, ToolFailure};
 pub use secret::Secret;
-pub use tool::{
-    ArgumentValidator, LogLevel, OutputError, ParametersSchema, Tool, ToolAnnotations, ToolContext,
-    ToolDefinition, ToolFuture, ToolPanicked, ToolTimedOut, Toolbox, UnknownTool, ValidatorError,
-};
+pub use tool::{BuildError, Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, CallDigest, CallRecord,
-    Decision, Decisions, Effect, ErrorNotKept, ForbiddenAfterUntrusted, ModelStep, NotADigest,
-    NotApproved, NotRunAgain, PendingCall, PendingReason, PrerequisiteNotMet, ResumeError,
-    ResumeRefused, RunOptions, RunState, StepError, StepExecutor, StopReason, ToolFailureMode,
-    ToolFailureOptions, ToolStats, ToolStep, ToolsDisabled, Verdict,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, Decision, Decisions, ResumeError,
+    RunOptions, RunState, StopReason, ToolFailureMode, ToolFailureOptions,
 };
-pub use model::RetryPolicy;
 pub use model::{
-    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,
-    SchemaDialect, SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
+    Message, Model, ModelError, ModelRequest, ModelResponse, ReplayModel, SchemaDialect,
+    ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
 };
 
 pub use reticent_macros::{Disclose, tool, tools};

@@ -276,9 +276,9 @@ pub(crate) fn tool_impl(
     // build and poll. An async one runs when its future is polled.
     let run = |body: TokenStream| {
         if tool.sig.asyncness.is_some() {
-            quote!(::reticent::ToolFuture::new(async move { #body }))
+            quote!(::reticent::tool::ToolFuture::new(async move { #body }))
         } else {
-            quote!(::reticent::ToolFuture::ready({ #body }))
+            quote!(::reticent::tool::ToolFuture::ready({ #body }))
         }
     };
     // A sync tool's body runs on the caller's thread when it is called: say so, so that a time
@@ -353,7 +353,7 @@ pub(crate) fn tool_impl(
                 __arguments: #arguments_ty,
                 __cx: ::reticent::ToolContext,
                 __output_as: ::reticent::__private::OutputAs,
-            ) -> ::reticent::ToolFuture<'_, ::reticent::__private::Encoded> {
+            ) -> ::reticent::tool::ToolFuture<'_, ::reticent::__private::Encoded> {
                 #body
             }
         }
@@ -396,7 +396,7 @@ pub(crate) fn tool_impl(
                 &self,
                 __args: ::reticent::__private::serde_json::Value,
                 __cx: ::reticent::ToolContext,
-            ) -> ::reticent::ToolFuture<'_> {
+            ) -> ::reticent::tool::ToolFuture<'_> {
                 ::reticent::__private::call(self, __args, __cx)
             }
 
@@ -404,7 +404,7 @@ pub(crate) fn tool_impl(
                 &self,
                 __text: &::core::primitive::str,
                 __cx: ::reticent::ToolContext,
-            ) -> ::reticent::ToolFuture<'_> {
+            ) -> ::reticent::tool::ToolFuture<'_> {
                 ::reticent::__private::call_text(self, __text, __cx)
             }
 
@@ -412,7 +412,7 @@ pub(crate) fn tool_impl(
                 &self,
                 __args: ::reticent::__private::serde_json::Value,
                 __cx: ::reticent::ToolContext,
-            ) -> ::reticent::ToolFuture<'_, ::std::string::String> {
+            ) -> ::reticent::tool::ToolFuture<'_, ::std::string::String> {
                 ::reticent::__private::call_text_output(self, __args, __cx)
             }
         }

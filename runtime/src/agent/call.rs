@@ -10,9 +10,9 @@ use tracing::Instrument;
 
 use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
-use crate::LogLevel;
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
+use crate::tool::LogLevel;
 use crate::tool::{
     AsValue, CallArguments, CallScope, Forward, Invocation, Observer, drive, execute_span,
     into_text, invoke, record_failure, unknown_tool,

@@ -112,4 +112,4 @@ mod client;
 #[cfg(feature = "mcp-client")]
 pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
-pub use server::{BuildError, McpServer, McpServerBuilder, ServeError};
+pub use server::{McpServer, McpServerBuilder, ServeError};

@@ -18,7 +18,7 @@ use crate::error::ToolError;
 /// allocated; an async one returns its future boxed. Either way it is awaited the same:
 ///
 /// ```
-/// use reticent::ToolFuture;
+/// use reticent::tool::ToolFuture;
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -22,10 +22,10 @@
 //! | `pattern.rs` | the `pattern` keyword it checks, and the bounds on the work of a check |
 //! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
 //! | `checked.rs` | a tool whose arguments are normalised and checked before it runs |
-//! | `invoke.rs` | [`invoke`](invoke::invoke), the one entry point of a call, for the agent and the MCP server: time limit, cancellation, panics |
+//! | `invoke.rs` | `invoke`, the one entry point of a call, for the agent and the MCP server: time limit, cancellation, panics |
 //! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
-//! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`], [`ToolTimedOut`], [`ToolPanicked`] |
+//! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`](crate::failures::UnknownTool), [`ToolTimedOut`](crate::failures::ToolTimedOut), [`ToolPanicked`](crate::failures::ToolPanicked) |
 //! | `span.rs` | the `execute_tool` span |
 
 use std::sync::Arc;
@@ -39,12 +39,12 @@ mod constraints;
 mod contain;
 mod context;
 mod definition;
-mod errors;
+pub(crate) mod errors;
 mod future;
 mod in_place;
 mod invoke;
 mod no_result;
-mod output;
+pub(crate) mod output;
 mod owned;
 mod pattern;
 mod progress;
@@ -57,9 +57,7 @@ mod validate;
 pub(crate) use context::CallScope;
 pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
-pub use errors::{ToolPanicked, ToolTimedOut, UnknownTool};
 pub use future::ToolFuture;
-pub use output::OutputError;
 pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
@@ -78,7 +76,8 @@ pub(crate) use progress::Updates;
 #[cfg(feature = "mcp-client")]
 pub(crate) use progress::moves_on;
 pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
-pub(crate) use set::{ToolSet, ToolSetError};
+pub use set::BuildError;
+pub(crate) use set::ToolSet;
 pub(crate) use span::{execute_span, record_failure};
 
 /// The traits compile errors name; re-exported by `crate::rules`.
@@ -125,7 +124,7 @@ pub(crate) use set::is_valid_tool_name;
 
 /// A tool an agent can call.
 ///
-/// Write tools with [`#[tool]`](crate::tool) or [`#[tools]`](crate::tools) rather than
+/// Write tools with [`#[tool]`](macro@crate::tool) or [`#[tools]`](crate::tools) rather than
 /// implementing this trait by hand: the macros derive the schema, decode the arguments and
 /// classify every failure at compile time.
 ///
