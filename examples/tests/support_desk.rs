@@ -9,7 +9,7 @@ mod support_desk;
 
 use std::sync::Arc;
 
-use reticent::{EffectOutcome, ScriptedModel, StopReason};
+use reticent::{ScriptedModel, StopReason, failures::EffectOutcome};
 use support_desk::{
     GATEWAY_DSN, SECOND_REQUEST, SupportDesk, USER_REQUEST, agent, caller_side, ledger, model_side,
     report, script, script_after_failure,

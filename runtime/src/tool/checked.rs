@@ -142,7 +142,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::Checked;
-    use crate::{ArgumentValidator, Tool, ToolContext, ToolDefinition, ToolFuture};
+    use crate::{
+        Tool, ToolContext, ToolDefinition,
+        tool::{ArgumentValidator, ToolFuture},
+    };
 
     /// A tool that says the opposite of every default.
     struct Flagged(ToolDefinition);

@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use reticent::testing::{LeakCheck, LeakReport, assert_model_sees, model_sees};
+use reticent::tool::ToolFuture;
 use reticent::{
     ArgumentError, Disclose, Failure, Tool, ToolContext, ToolDefinition, ToolError,
-    ToolFailureOptions, ToolFuture,
+    ToolFailureOptions,
 };
 use serde_json::{Value, json};
 
