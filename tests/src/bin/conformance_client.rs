@@ -1,28 +1,103 @@
 //! The client the MCP conformance suite's client scenarios test: `McpClient` over streamable
-//! HTTP. The suite runs it with the server's URL as the last argument and the scenario's name
-//! in `MCP_CONFORMANCE_SCENARIO`:
+//! HTTP. The suite runs it with the server's URL as the last argument, the scenario's name in
+//! `MCP_CONFORMANCE_SCENARIO` and, for some, what the scenario gives the client (a
+//! pre-registered client's id and secret) as JSON in `MCP_CONFORMANCE_CONTEXT`:
 //!
 //! ```text
 //! MCP_CONFORMANCE_SCENARIO=tools_call conformance_client http://localhost:PORT/mcp
 //! ```
 //!
 //! It connects, lists the server's tools and calls the one the scenario expects
-//! (`tools_call`: `add_numbers`; `sse-retry`: `test_reconnection`), then closes the connection.
-//! It exits with 1 when any step fails.
+//! (`tools_call`: `add_numbers`; `sse-retry`: `test_reconnection`; `auth/*`: `test-tool`),
+//! then closes the connection. It exits with 1 when any step fails.
+//!
+//! For the `auth/*` scenarios it connects with OAuth. The suite's authorization server
+//! approves every request at once, answering its authorization URL with a redirect that
+//! holds the code: the user's step here is to fetch that URL and read the redirect, as the
+//! suite's own example client does. A person would open it in a browser.
 
 use std::time::Duration;
 
 use reticent::ToolContext;
 use reticent::mcp::McpClient;
+use reticent::mcp::oauth::OAuth;
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The client metadata document URL the suite's `auth/basic-cimd` expects as the client id.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The redirect URI registered (the suite's server redirects to it; nothing listens there).
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
 /// The tool each scenario expects to be called, with its arguments.
 fn call_for(scenario: &str) -> Option<(&'static str, Value)> {
     match scenario {
         "tools_call" => Some(("add_numbers", json!({"a": 5, "b": 3}))),
         "sse-retry" => Some(("test_reconnection", json!({}))),
+        auth if auth.starts_with("auth/") => Some(("test-tool", json!({}))),
         _ => None,
     }
+}
+
+/// The user's step against the suite's authorization server: GET the authorization URL
+/// (`http://localhost:PORT/...`) and return the `Location` it redirects to.
+async fn follow(url: String) -> Result<String, reticent::BoxError> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or("the authorization URL is not http://")?;
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let path = if path.is_empty() { "/" } else { path };
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(authority).await?;
+        let request =
+            format!("GET {path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await?;
+        let mut answer = Vec::new();
+        stream.take(64 * 1024).read_to_end(&mut answer).await?;
+        Ok::<_, std::io::Error>(String::from_utf8_lossy(&answer).into_owned())
+    };
+    let answer = tokio::time::timeout(Duration::from_secs(10), exchange).await??;
+    let location = answer
+        .lines()
+        .take_while(|line| !line.is_empty())
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("location")
+                .then(|| value.trim().to_owned())
+        })
+        .ok_or("the authorization server did not redirect")?;
+    Ok(location)
+}
+
+/// The OAuth settings for an `auth/*` scenario.
+fn oauth(scenario: &str) -> Result<OAuth, Box<dyn std::error::Error>> {
+    let context = || -> Result<(String, String), Box<dyn std::error::Error>> {
+        let context: Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT")?)?;
+        let field = |name: &str| {
+            context[name]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("the context has no `{name}`"))
+        };
+        Ok((field("client_id")?, field("client_secret")?))
+    };
+    let oauth = match scenario {
+        "auth/client-credentials-basic" => {
+            let (id, secret) = context()?;
+            OAuth::client_credentials(id, secret)
+        }
+        "auth/pre-registration" => {
+            let (id, secret) = context()?;
+            OAuth::new(REDIRECT_URI, follow).preregistered(id, Some(secret))
+        }
+        _ => OAuth::new(REDIRECT_URI, follow)
+            .client_name("reticent-conformance")
+            .client_metadata_url(CLIENT_METADATA_URL),
+    };
+    Ok(oauth
+        .timeout(Duration::from_secs(5))
+        .authorize_timeout(Duration::from_secs(10)))
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -31,12 +106,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .next_back()
         .ok_or("usage: conformance_client URL")?;
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    let client = McpClient::builder()
+    let mut builder = McpClient::builder()
         .name("conformance")
         .timeout(Duration::from_secs(20))
-        .connect_timeout(Duration::from_secs(10))
-        .http(url)
-        .await?;
+        .connect_timeout(Duration::from_secs(10));
+    if scenario.starts_with("auth/") {
+        builder = builder.oauth(oauth(&scenario)?);
+    }
+    let client = builder.http(url).await?;
     let tools = client.tools().await?;
     eprintln!("{} tools listed", tools.len());
     if let Some((name, arguments)) = call_for(&scenario) {

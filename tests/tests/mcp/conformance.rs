@@ -17,8 +17,12 @@ use reticent_tests::mcp::conformance::{self, Suite};
 /// How long one run of the suite may take.
 const SUITE_LIMIT: Duration = Duration::from_secs(300);
 
-/// The client scenarios that apply to `McpClient`.
+/// The client scenarios that apply to `McpClient`, run one by one.
 const CLIENT_SCENARIOS: [&str; 3] = ["initialize", "tools_call", "sse-retry"];
+
+/// The suites of client scenarios run whole (in parallel): OAuth (`auth/*`), as the current
+/// revision has it, as the 2025-03-26 one had it, its extensions and its drafts.
+const CLIENT_SUITES: [&str; 4] = ["auth", "backcompat", "extensions", "draft"];
 
 /// Runs the suite with `args` and the baseline; panics, with the suite's report, unless it
 /// exits with success.
@@ -84,6 +88,11 @@ async fn the_client_passes_every_scenario_that_applies() {
     for scenario in CLIENT_SCENARIOS {
         let results = conformance::results(&format!("client-{scenario}"));
         let args = ["client", "--command", client, "--scenario", scenario];
+        run(&suite, &args, &results).await;
+    }
+    for name in CLIENT_SUITES {
+        let results = conformance::results(&format!("client-suite-{name}"));
+        let args = ["client", "--command", client, "--suite", name];
         run(&suite, &args, &results).await;
     }
 }
