@@ -13,16 +13,16 @@
 //!
 //! For the `auth/*` scenarios it connects with OAuth. The suite's authorization server
 //! approves every request at once, answering its authorization URL with a redirect that
-//! holds the code: the user's step here is to fetch that URL and read the redirect, as the
-//! suite's own example client does. A person would open it in a browser.
+//! holds the code: the user's step here is to fetch that URL and read the redirect
+//! ([`follow`]), as the suite's own example client does. A person would open it in a browser.
 
 use std::time::Duration;
 
 use reticent::ToolContext;
 use reticent::mcp::McpClient;
 use reticent::mcp::oauth::OAuth;
+use reticent_tests::mcp::oauth::follow;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The client metadata document URL the suite's `auth/basic-cimd` expects as the client id.
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
@@ -38,36 +38,6 @@ fn call_for(scenario: &str) -> Option<(&'static str, Value)> {
         auth if auth.starts_with("auth/") => Some(("test-tool", json!({}))),
         _ => None,
     }
-}
-
-/// The user's step against the suite's authorization server: GET the authorization URL
-/// (`http://localhost:PORT/...`) and return the `Location` it redirects to.
-async fn follow(url: String) -> Result<String, reticent::BoxError> {
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or("the authorization URL is not http://")?;
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let path = if path.is_empty() { "/" } else { path };
-    let exchange = async {
-        let mut stream = tokio::net::TcpStream::connect(authority).await?;
-        let request =
-            format!("GET {path} HTTP/1.1\r\nhost: {authority}\r\nconnection: close\r\n\r\n");
-        stream.write_all(request.as_bytes()).await?;
-        let mut answer = Vec::new();
-        stream.take(64 * 1024).read_to_end(&mut answer).await?;
-        Ok::<_, std::io::Error>(String::from_utf8_lossy(&answer).into_owned())
-    };
-    let answer = tokio::time::timeout(Duration::from_secs(10), exchange).await??;
-    let location = answer
-        .lines()
-        .take_while(|line| !line.is_empty())
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("location")
-                .then(|| value.trim().to_owned())
-        })
-        .ok_or("the authorization server did not redirect")?;
-    Ok(location)
 }
 
 /// The OAuth settings for an `auth/*` scenario.
