@@ -471,3 +471,43 @@ async fn tokens_never_appear_in_debug_output_errors_or_logs() {
     }
     client.close().await;
 }
+
+/// A browser's GET of `target` on 127.0.0.1:`port`: the answer's status line.
+async fn browse(port: u16, target: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let request = format!("GET {target} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn the_loopback_step_returns_the_redirect_the_browser_was_sent() {
+    use reticent::mcp::oauth::{Authorize, LoopbackAuthorize};
+    let loopback = LoopbackAuthorize::bind().await.unwrap();
+    let redirect_uri = loopback.redirect_uri();
+    let port: u16 = redirect_uri
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/callback")
+        .parse()
+        .unwrap();
+    let step = tokio::spawn(loopback.authorize("https://as.example/authorize?x=1".to_owned()));
+
+    // Anything but the callback is not it, and the step goes on waiting.
+    assert!(browse(port, "/favicon.ico").await.contains("404"));
+    assert!(
+        browse(port, "/callback?code=abc&state=xyz")
+            .await
+            .contains("200")
+    );
+    let redirected = tokio::time::timeout(Duration::from_secs(5), step)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(redirected, format!("{redirect_uri}?code=abc&state=xyz"));
+}
