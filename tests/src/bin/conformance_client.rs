@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use reticent::ToolContext;
 use reticent::mcp::McpClient;
-use reticent::mcp::oauth::OAuth;
+use reticent::mcp::oauth::{IdentityProvider, OAuth};
 use reticent_tests::mcp::oauth::follow;
 use serde_json::{Value, json};
 
@@ -40,27 +40,32 @@ fn call_for(scenario: &str) -> Option<(&'static str, Value)> {
     }
 }
 
+/// The field `name` of the scenario's context (`MCP_CONFORMANCE_CONTEXT`).
+fn context(name: &str) -> Result<String, Box<dyn std::error::Error>> {
+    let context: Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT")?)?;
+    Ok(context[name]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("the context has no `{name}`"))?)
+}
+
 /// The OAuth settings for an `auth/*` scenario.
 fn oauth(scenario: &str) -> Result<OAuth, Box<dyn std::error::Error>> {
-    let context = || -> Result<(String, String), Box<dyn std::error::Error>> {
-        let context: Value = serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT")?)?;
-        let field = |name: &str| {
-            context[name]
-                .as_str()
-                .map(str::to_owned)
-                .ok_or_else(|| format!("the context has no `{name}`"))
-        };
-        Ok((field("client_id")?, field("client_secret")?))
-    };
     let oauth = match scenario {
         "auth/client-credentials-basic" => {
-            let (id, secret) = context()?;
-            OAuth::client_credentials(id, secret)
+            OAuth::client_credentials(context("client_id")?, context("client_secret")?)
         }
-        "auth/pre-registration" => {
-            let (id, secret) = context()?;
-            OAuth::new(REDIRECT_URI, follow).preregistered(id, Some(secret))
+        "auth/cross-app-access-complete-flow" => {
+            let idp = IdentityProvider::new(
+                context("idp_issuer")?,
+                context("idp_token_endpoint")?,
+                context("idp_client_id")?,
+                context("idp_id_token")?,
+            );
+            OAuth::enterprise(idp, context("client_id")?, context("client_secret")?)
         }
+        "auth/pre-registration" => OAuth::new(REDIRECT_URI, follow)
+            .preregistered(context("client_id")?, Some(context("client_secret")?)),
         _ => OAuth::new(REDIRECT_URI, follow)
             .client_name("reticent-conformance")
             .client_metadata_url(CLIENT_METADATA_URL),

@@ -4,7 +4,8 @@
 //! endpoints; the client is pre-registered, identified by a metadata document URL, or
 //! registered dynamically; the user authorizes in a browser (PKCE S256, the `resource`
 //! parameter of RFC 8707); tokens are refreshed when they expire and when the server
-//! refuses one.
+//! refuses one. Unattended programs use the client credentials grant or enterprise-managed
+//! authorization instead of the user's step.
 //!
 //! [`McpClientBuilder::oauth`]: super::McpClientBuilder::oauth
 
@@ -17,11 +18,14 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::auth::enterprise::{
+    EmaAuthorizationServer, EmaClientAuthentication, EmaExchangeRequest,
+};
 use rmcp::transport::auth::{
-    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    AuthorizationSession, ClientCredentialsConfig, CredentialRefreshGuard, OAuthHttpClient,
-    OAuthHttpClientError, OAuthHttpClientFuture, OAuthHttpRedirectPolicy, OAuthHttpRequest,
-    WWWAuthenticateParams,
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata,
+    AuthorizationRequest, AuthorizationSession, ClientCredentialsConfig, CredentialRefreshGuard,
+    OAuthHttpClient, OAuthHttpClientError, OAuthHttpClientFuture, OAuthHttpRedirectPolicy,
+    OAuthHttpRequest, WWWAuthenticateParams,
 };
 pub use rmcp::transport::auth::{CredentialStore, InMemoryCredentialStore, StoredCredentials};
 use rmcp::transport::common::client_side_sse::BoxedSseResponse;
@@ -130,6 +134,48 @@ enum Grant {
     },
     /// The client authenticates as itself, with no user (client credentials).
     ClientCredentials,
+    /// An ID token from the enterprise's identity provider, exchanged there for an
+    /// authorization grant (ID-JAG), then at the server's authorization server for a token.
+    Enterprise(Arc<IdentityProvider>),
+}
+
+/// The enterprise identity provider of [`OAuth::enterprise`]: where the user's ID token is
+/// exchanged for an authorization grant (RFC 8693 token exchange), as a public client there.
+#[derive(Clone)]
+pub struct IdentityProvider {
+    issuer: String,
+    token_endpoint: String,
+    client_id: String,
+    id_token: Secret<String>,
+}
+
+impl IdentityProvider {
+    /// The identity provider `issuer`, its `token_endpoint`, this client's id there, and the
+    /// user's ID token from it.
+    pub fn new(
+        issuer: impl Into<String>,
+        token_endpoint: impl Into<String>,
+        client_id: impl Into<String>,
+        id_token: impl Into<String>,
+    ) -> Self {
+        Self {
+            issuer: issuer.into(),
+            token_endpoint: token_endpoint.into(),
+            client_id: client_id.into(),
+            id_token: Secret::from(id_token.into()),
+        }
+    }
+}
+
+impl fmt::Debug for IdentityProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdentityProvider")
+            .field("issuer", &self.issuer)
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client_id", &self.client_id)
+            .field("id_token", &self.id_token)
+            .finish()
+    }
 }
 
 impl OAuth {
@@ -148,6 +194,23 @@ impl OAuth {
     /// `resource`. A refused or expired token is replaced by a new exchange.
     pub fn client_credentials(client_id: impl Into<String>, secret: impl Into<String>) -> Self {
         let mut oauth = Self::with_grant(Grant::ClientCredentials);
+        oauth.client_id = Some(client_id.into());
+        oauth.client_secret = Some(Secret::from(secret.into()));
+        oauth
+    }
+
+    /// Enterprise-managed authorization (cross-app access), with no user step: the user's
+    /// ID token from the enterprise's identity provider is exchanged there for an
+    /// authorization grant for this server, which the server's authorization server (found
+    /// by discovery) exchanges for a token. `client_id` and `secret` are this client's at the
+    /// server's authorization server (sent with HTTP Basic). An expired or refused token is
+    /// replaced by a new exchange, for as long as the ID token is accepted.
+    pub fn enterprise(
+        identity_provider: IdentityProvider,
+        client_id: impl Into<String>,
+        secret: impl Into<String>,
+    ) -> Self {
+        let mut oauth = Self::with_grant(Grant::Enterprise(Arc::new(identity_provider)));
         oauth.client_id = Some(client_id.into());
         oauth.client_secret = Some(Secret::from(secret.into()));
         oauth
@@ -238,6 +301,7 @@ impl fmt::Debug for OAuth {
         let (grant, redirect_uri) = match &self.grant {
             Grant::Code { redirect_uri, .. } => ("authorization_code", Some(redirect_uri)),
             Grant::ClientCredentials => ("client_credentials", None),
+            Grant::Enterprise(_) => ("enterprise_managed", None),
         };
         f.debug_struct("OAuth")
             .field("grant", &grant)
@@ -247,6 +311,13 @@ impl fmt::Debug for OAuth {
             .field("client_secret", &self.client_secret)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
+            .field(
+                "identity_provider",
+                &match &self.grant {
+                    Grant::Enterprise(idp) => Some(idp),
+                    _ => None,
+                },
+            )
             .field("timeout", &self.timeout)
             .field("authorize_timeout", &self.authorize_timeout)
             .finish_non_exhaustive()
@@ -461,6 +532,8 @@ pub(super) struct Authorizer {
     /// The server's URL: the resource.
     resource: String,
     manager: Mutex<Option<AuthorizationManager>>,
+    /// The authorization server's metadata, as discovery found it.
+    metadata: std::sync::Mutex<Option<AuthorizationMetadata>>,
 }
 
 /// `future`, failed as a timeout after `limit`.
@@ -484,6 +557,7 @@ impl Authorizer {
             oauth,
             resource,
             manager: Mutex::new(None),
+            metadata: std::sync::Mutex::new(None),
         })
     }
 
@@ -529,10 +603,10 @@ impl Authorizer {
             Ok(token) => Ok(Some(token)),
             // An expired client-credentials token: a new exchange, no need to be refused.
             Err(AuthError::AuthorizationRequired)
-                if matches!(self.oauth.grant, Grant::ClientCredentials) =>
+                if !matches!(self.oauth.grant, Grant::Code { .. }) =>
             {
                 let scopes = manager.get_current_scopes().await;
-                self.exchange_credentials(manager, scopes).await?;
+                self.exchange_unattended(manager, scopes).await?;
                 bounded(limit, "reading the token", manager.get_access_token())
                     .await
                     .map(Some)
@@ -580,16 +654,18 @@ impl Authorizer {
             manager.resolve_metadata_from_challenge(Some(challenge)),
         )
         .await?;
+        *self.metadata.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(resolution.metadata.clone());
         manager.set_metadata(resolution.metadata);
         let redirect_uri = match &oauth.grant {
             Grant::Code { redirect_uri, .. } => redirect_uri,
-            Grant::ClientCredentials => {
+            Grant::ClientCredentials | Grant::Enterprise(_) => {
                 let scopes = if oauth.scopes.is_empty() {
                     manager.select_initial_scopes(&[]).await
                 } else {
                     oauth.scopes.clone()
                 };
-                self.exchange_credentials(&mut manager, scopes).await?;
+                self.exchange_unattended(&mut manager, scopes).await?;
                 return Ok(manager);
             }
         };
@@ -634,6 +710,99 @@ impl Authorizer {
         )
         .await?;
         Ok(session.auth_manager)
+    }
+
+    /// A token without the user, for `scopes`: client credentials, or enterprise-managed.
+    async fn exchange_unattended(
+        &self,
+        manager: &mut AuthorizationManager,
+        scopes: Vec<String>,
+    ) -> Result<(), AuthError> {
+        match &self.oauth.grant {
+            Grant::Enterprise(idp) => self.exchange_enterprise(manager, idp, scopes).await,
+            _ => self.exchange_credentials(manager, scopes).await,
+        }
+    }
+
+    /// The enterprise-managed exchanges for `scopes`; the token is kept in the store.
+    async fn exchange_enterprise(
+        &self,
+        manager: &mut AuthorizationManager,
+        idp: &IdentityProvider,
+        scopes: Vec<String>,
+    ) -> Result<(), AuthError> {
+        let oauth = &self.oauth;
+        let known = self
+            .metadata
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let metadata = match known {
+            Some(metadata) => metadata,
+            None => {
+                bounded(
+                    oauth.timeout,
+                    "reading the server's authorization metadata",
+                    manager.resolve_metadata(),
+                )
+                .await?
+                .metadata
+            }
+        };
+        let issuer = metadata.issuer.clone().ok_or_else(|| {
+            AuthError::MetadataError("the authorization server's metadata names no issuer".into())
+        })?;
+        let client_id = oauth.client_id.clone().unwrap_or_default();
+        let secret = oauth
+            .client_secret
+            .as_ref()
+            .map(|secret| secret.expose().clone())
+            .unwrap_or_default();
+        let resource_server =
+            EmaAuthorizationServer::new(issuer, metadata.token_endpoint.clone(), client_id.clone())
+                .with_client_authentication(EmaClientAuthentication::ClientSecretBasic(
+                    oauth2::ClientSecret::new(secret),
+                ));
+        let identity_provider = EmaAuthorizationServer::new(
+            idp.issuer.clone(),
+            idp.token_endpoint.clone(),
+            idp.client_id.clone(),
+        );
+        let http = OAuthHttp::new(oauth.timeout)?;
+        let exchange = EmaExchangeRequest::new_with_id_token(
+            identity_provider,
+            resource_server,
+            &self.resource,
+            idp.id_token.expose(),
+        )
+        .with_scopes(scopes)
+        .exchange(&http, &http);
+        let token = match tokio::time::timeout(2 * oauth.timeout, exchange).await {
+            Ok(Ok(token)) => token,
+            Ok(Err(error)) => return Err(AuthError::TokenExchangeFailed(error.to_string())),
+            Err(_) => {
+                return Err(AuthError::TokenExchangeFailed(format!(
+                    "the exchanges did not finish within {}",
+                    render::format_duration(2 * oauth.timeout)
+                )));
+            }
+        };
+        manager.set_metadata(metadata);
+        let granted: Vec<String> = token.scopes.iter().cloned().collect();
+        let mut response = serde_json::json!({
+            "access_token": token.access_token.secret(),
+            "token_type": "Bearer",
+        });
+        if let Some(expires_in) = token.expires_in {
+            response["expires_in"] = expires_in.as_secs().into();
+        }
+        let response = serde_json::from_value(response)
+            .map_err(|error| AuthError::InternalError(error.to_string()))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let stored = StoredCredentials::new(client_id, Some(response), granted, Some(now));
+        bounded(oauth.timeout, "saving the token", oauth.store.save(stored)).await
     }
 
     /// The client-credentials exchange for `scopes`.
@@ -686,7 +855,7 @@ impl Authorizer {
         {
             return Ok(current);
         }
-        if let Grant::ClientCredentials = self.oauth.grant {
+        if !matches!(self.oauth.grant, Grant::Code { .. }) {
             let mut scopes = manager.get_current_scopes().await;
             scopes.extend(
                 insufficient
@@ -698,7 +867,7 @@ impl Authorizer {
             if scopes.is_empty() {
                 scopes.clone_from(&self.oauth.scopes);
             }
-            self.exchange_credentials(manager, scopes).await?;
+            self.exchange_unattended(manager, scopes).await?;
             return bounded(limit, "reading the token", manager.get_access_token()).await;
         }
         let url = match insufficient {
