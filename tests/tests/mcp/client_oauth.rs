@@ -164,7 +164,7 @@ impl Protected {
                     "token_endpoint": format!("{base}/token"),
                     "registration_endpoint": format!("{base}/register"),
                     "response_types_supported": ["code"],
-                    "grant_types_supported": ["authorization_code", "refresh_token"],
+                    "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
                     "code_challenge_methods_supported": ["S256"],
                     "token_endpoint_auth_methods_supported": ["none"],
                 }),
@@ -223,6 +223,14 @@ impl Protected {
                         }
                         _ => json_response(StatusCode::BAD_REQUEST, &refused),
                     },
+                    "client_credentials"
+                        if field("client_id") == "unattended"
+                            && field("client_secret") == format!("{CANARY}-secret") =>
+                    {
+                        let mut tokens = self.issue(&mut seen);
+                        tokens.as_object_mut().unwrap().remove("refresh_token");
+                        json_response(StatusCode::OK, &tokens)
+                    }
                     "refresh_token" if seen.refresh.contains(&field("refresh_token")) => {
                         let tokens = self.issue(&mut seen);
                         json_response(StatusCode::OK, &tokens)
@@ -407,6 +415,42 @@ async fn a_refused_token_is_refreshed_and_the_call_sent_again() {
         assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
         assert_eq!(steps.0.load(Ordering::SeqCst), 1, "a refresh, not the user");
     }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_expires() {
+    let protected = serve(2).await;
+    let oauth = OAuth::client_credentials("unattended", format!("{CANARY}-secret"))
+        .timeout(Duration::from_secs(5));
+    let client = McpClient::builder()
+        .timeout(Duration::from_secs(10))
+        .oauth(oauth.clone())
+        .http(protected.resource())
+        .await
+        .unwrap();
+    let echo = echo_tool(&client).await;
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    let output = echo
+        .call(json!({"text": "later"}), ToolContext::new("1", "echo"))
+        .await
+        .unwrap();
+    assert_eq!(output, json!({"result": "later"}));
+    {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.grants, ["client_credentials", "client_credentials"]);
+        assert_eq!(
+            seen.token_resources,
+            [protected.resource(), protected.resource()]
+        );
+        assert_eq!(seen.registered, 0);
+        assert!(seen.authorizations.is_empty(), "no user step");
+        assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
+    }
+    assert!(
+        !format!("{oauth:?}").contains(CANARY),
+        "the secret stays out of Debug"
+    );
     client.close().await;
 }
 
