@@ -6,6 +6,7 @@
 pub mod conformance;
 pub mod example;
 pub mod hostile;
+pub mod oauth;
 pub mod python;
 
 use std::sync::{Arc, Mutex};

@@ -121,6 +121,11 @@ impl Spans {
             .collect()
     }
 
+    /// Every event recorded so far, in any span or none, in order.
+    pub fn events(&self) -> Vec<EventRecord> {
+        self.events.lock().unwrap().clone()
+    }
+
     /// The name of the span's parent.
     pub fn parent_name(&self, span: &SpanRecord) -> Option<&'static str> {
         let parent = span.parent?;
