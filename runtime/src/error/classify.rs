@@ -239,7 +239,7 @@ mod tests {
                 Some((refs.len(), name.to_owned()))
             })
             .collect();
-        ranks.sort_by(|a, b| b.0.cmp(&a.0));
+        ranks.sort_by_key(|rank| std::cmp::Reverse(rank.0));
         ranks
     }
 
