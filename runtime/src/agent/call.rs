@@ -10,12 +10,11 @@ use tracing::Instrument;
 
 use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
-use crate::LogLevel;
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
 use crate::tool::{
-    AsValue, CallArguments, CallScope, Forward, Invocation, Observer, drive, execute_span,
-    into_text, invoke, record_failure, unknown_tool,
+    AsValue, CallArguments, CallScope, Forward, Invocation, LogLevel, Observer, drive,
+    execute_span, into_text, invoke, record_failure, unknown_tool,
 };
 
 /// How one call ended.

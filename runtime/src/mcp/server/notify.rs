@@ -17,6 +17,7 @@ use crate::tool::{Deliver, Forward, Observer, ToolUpdate, Updates, drive};
 /// The observer of a call whose request carries `meta`, and its watch when the client will be
 /// sent its reports. Progress goes to a client that sent a token for it, log lines to one that
 /// asked for them, both to the span when it is enabled; a call nobody watches has no observer.
+#[inline(always)]
 pub(super) fn watch<'a>(
     session: &Session,
     span: &tracing::Span,
