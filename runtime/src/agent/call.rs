@@ -12,7 +12,6 @@ use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
-use crate::tool::LogLevel;
 use crate::tool::{
     AsValue, CallArguments, CallScope, Forward, Invocation, LogLevel, Observer, drive,
     execute_span, into_text, invoke, record_failure, unknown_tool,
