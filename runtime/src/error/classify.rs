@@ -257,6 +257,29 @@ mod tests {
             .collect()
     }
 
+    /// The ranks as `reticent::testing::model_sees!` writes its call: the names it imports, and
+    /// the number of `&` before `Classify::new`, one per rank as the macro writes them.
+    fn ranks_in_the_kit() -> (Vec<String>, usize) {
+        let source = include_str!("../testing/shown.rs");
+        let (_, call) = source
+            .split_once("macro_rules! __testing_model_sees")
+            .expect("the kit's model_sees! macro");
+        let (_, names) = call
+            .split_once("use $crate::__private::{")
+            .expect("the kit imports the ranks");
+        let (names, rest) = names.split_once("};").expect("a list of names");
+        let names = names
+            .split(',')
+            .map(|name| name.trim().trim_end_matches("as _").trim().to_owned())
+            .filter(|name| !name.is_empty())
+            .collect();
+        let (before, _) = rest
+            .split_once("$crate::__private::Classify::new")
+            .expect("the kit calls Classify::new");
+        let refs = before.chars().rev().take_while(|c| *c == '&').count();
+        (names, refs)
+    }
+
     #[test]
     fn the_macro_writes_the_ranks_this_file_defines_in_the_same_order() {
         let here = ranks_here();
@@ -283,6 +306,15 @@ mod tests {
             ranks_in_the_macro(),
             names,
             "macros/src/tool/expand.rs's CLASSIFY_RANKS must list this file's ranks, first choice first"
+        );
+        let (kit_names, kit_refs) = ranks_in_the_kit();
+        assert_eq!(
+            kit_names, names,
+            "runtime/src/testing/shown.rs's model_sees! must import this file's ranks, first choice first"
+        );
+        assert_eq!(
+            kit_refs, count,
+            "runtime/src/testing/shown.rs's model_sees! must write one `&` per rank, as the macro does"
         );
     }
 }
