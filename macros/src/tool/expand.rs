@@ -8,6 +8,17 @@ use syn::{Ident, ItemFn};
 
 use super::ast::{Output, Param, ToolFn, unraw};
 
+/// The traits a tool's error is classified by, first choice first, as `reticent`'s
+/// `error/classify.rs` ranks them (`ClassifiedKind` for `&&&Classify<E>`, ... `NotAnErrorKind`
+/// for `Classify<E>`): the call is written with one `&` per rank. A test there reads this list
+/// and fails when the two disagree.
+const CLASSIFY_RANKS: [&str; 4] = [
+    "ClassifiedKind",
+    "DiscloseKind",
+    "ErrorKind",
+    "NotAnErrorKind",
+];
+
 /// `#[tool]` on a free function, without mistakes: the function, its struct and the struct's
 /// `Tool` impl.
 pub(crate) fn free_fn(item: &ItemFn, tool: &ToolFn<'_>) -> TokenStream {
@@ -491,11 +502,17 @@ fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
         args.set_span(*err_last);
         quote_spanned!(*err_first=> ::std::boxed::Box::new #args)
     };
+    // One `&` per rank: the call starts at the first choice and derefs down to the first
+    // rank the error's type has.
+    let refs = CLASSIFY_RANKS
+        .iter()
+        .map(|_| quote_spanned!(*err_first=> &));
     let classify = quote_spanned! {*err_first=>
-        (&&&&::reticent::__private::Classify::new(&__error))
+        (#(#refs)* ::reticent::__private::Classify::new(&__error))
             .reticent_kind()
             .classify(#boxed)
     };
+    let ranks = CLASSIFY_RANKS.iter().map(|rank| format_ident!("{rank}"));
     Some(quote! {
         impl #self_ty {
             #[doc(hidden)]
@@ -505,9 +522,10 @@ fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
                 __output_as: ::reticent::__private::OutputAs,
             ) -> ::core::result::Result<::reticent::__private::Encoded, ::reticent::ToolError> {
                 #[allow(unused_imports)]
+                use ::reticent::__private::{#(#ranks as _,)*};
+                #[allow(unused_imports)]
                 use ::reticent::__private::{
-                    ClassifiedKind as _, DiscloseKind as _, ErrorKind as _, ErrorOutput as _,
-                    NestedResultOutput as _, NotAnErrorKind as _, PlainOutput as _,
+                    ErrorOutput as _, NestedResultOutput as _, PlainOutput as _,
                     ResultReturn as _, ValueReturn as _,
                 };
                 // A value that is not a `Result` splits into `Result<T, Infallible>`.

@@ -4,6 +4,8 @@ mod builder;
 mod call;
 mod definition;
 mod handler;
+mod notify;
+mod result;
 mod session;
 mod transport;
 
