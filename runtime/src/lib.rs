@@ -103,6 +103,8 @@ mod render;
 pub mod restate;
 pub mod rules;
 mod secret;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod tool;
 
 // The crate root holds what a first program names; the rest is one module deep: `agent`,

@@ -1,5 +1,5 @@
 //! One tool call as the loop runs it: [`execute`] runs it (or records its refusal) on its
-//! `execute_tool` span and says how it ended ([`Executed`]); [`Progress`] is how far each call
+//! `execute_tool` span and says how it ended ([`Executed`]); [`CallStage`] is how far each call
 //! of a turn got, for the ledger, a saved state and the results in call order.
 
 use std::borrow::Cow;
@@ -12,10 +12,9 @@ use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
-use crate::tool::LogLevel;
 use crate::tool::{
-    AsValue, CallArguments, CallScope, Forward, Invocation, Observer, drive, execute_span,
-    into_text, invoke, record_failure, unknown_tool,
+    AsValue, CallArguments, CallScope, Forward, Invocation, LogLevel, Observer, drive,
+    execute_span, into_text, invoke, record_failure, unknown_tool,
 };
 
 /// How one call ended.
@@ -39,7 +38,7 @@ impl Executed {
     clippy::large_enum_variant,
     reason = "one per call of a turn, each moved once into its slot and once out of it"
 )]
-pub(super) enum Progress {
+pub(super) enum CallStage {
     NotStarted,
     Running,
     Finished(Executed),

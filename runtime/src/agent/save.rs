@@ -47,7 +47,7 @@ impl Run<'_> {
     pub(super) fn save_turn(
         &self,
         calls: &[ToolCall],
-        progress: &[std::sync::Mutex<super::call::Progress>],
+        progress: &[std::sync::Mutex<super::call::CallStage>],
     ) {
         if self.checkpoint.is_none() {
             return;
@@ -60,7 +60,7 @@ impl Run<'_> {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let status = match &*slot {
-                    super::call::Progress::Finished(executed) => {
+                    super::call::CallStage::Finished(executed) => {
                         CallStatus::Finished(CallRecord::of(&executed.outcome, executed.elapsed))
                     }
                     _ => CallStatus::InFlight,
@@ -75,17 +75,17 @@ impl Run<'_> {
     pub(super) fn open_calls(
         &self,
         calls: &[ToolCall],
-        progress: &[super::call::Progress],
+        progress: &[super::call::CallStage],
     ) -> Vec<OpenCall> {
-        use super::call::Progress;
+        use super::call::CallStage;
         calls
             .iter()
             .zip(progress)
             .map(|(call, progress)| {
                 let status = match progress {
-                    Progress::NotStarted => CallStatus::NotStarted,
-                    Progress::Running | Progress::Interrupted => CallStatus::InFlight,
-                    Progress::Finished(executed) => {
+                    CallStage::NotStarted => CallStatus::NotStarted,
+                    CallStage::Running | CallStage::Interrupted => CallStatus::InFlight,
+                    CallStage::Finished(executed) => {
                         CallStatus::Finished(CallRecord::of(&executed.outcome, executed.elapsed))
                     }
                 };

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
-use super::call::Progress;
+use super::call::CallStage;
 use super::run::Run;
 use super::steps::{ModelStep, StepError, StepExecutor, ToolStep};
 use crate::error::ToolFailure;
@@ -44,7 +44,7 @@ impl Run<'_> {
         call: &ToolCall,
         refused: Option<ToolFailure>,
         token: &CancellationToken,
-    ) -> Progress {
+    ) -> CallStage {
         let live = Arc::new(Mutex::new(None));
         let step = ToolStep {
             inner: Arc::clone(&self.inner),
@@ -55,11 +55,11 @@ impl Run<'_> {
             live: Arc::clone(&live),
         };
         match steps.tool_call(step).await {
-            Err(_) => Progress::Running,
-            Ok(record) if record.interrupted => Progress::Interrupted,
+            Err(_) => CallStage::Running,
+            Ok(record) if record.interrupted => CallStage::Interrupted,
             Ok(record) => {
                 let live = live.lock().unwrap_or_else(PoisonError::into_inner).take();
-                Progress::Finished(record.into_executed(call, live))
+                CallStage::Finished(record.into_executed(call, live))
             }
         }
     }
@@ -69,7 +69,7 @@ impl Run<'_> {
     pub(super) async fn calls_starting(
         &self,
         calls: &[ToolCall],
-        progress: &[Mutex<Progress>],
+        progress: &[Mutex<CallStage>],
     ) -> bool {
         let Some(steps) = self.steps else {
             return true;
@@ -80,7 +80,7 @@ impl Run<'_> {
             .filter(|(_, slot)| {
                 !matches!(
                     *slot.lock().unwrap_or_else(PoisonError::into_inner),
-                    Progress::Finished(_)
+                    CallStage::Finished(_)
                 )
             })
             .map(|(call, _)| call.clone())

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 
-use super::call::{Executed, Progress, execute};
+use super::call::{CallStage, Executed, execute};
 use super::run::Run;
 use super::state::{CallStatus, OpenCall};
 use super::{AgentError, AgentEvent, ToolFailureMode};
@@ -15,7 +15,7 @@ use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
 
-fn set_progress(slot: &Mutex<Progress>, progress: Progress) {
+fn set_progress(slot: &Mutex<CallStage>, progress: CallStage) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
 }
 
@@ -35,14 +35,14 @@ impl Run<'_> {
         // Where each call got to, for the ledger and the state if the turn is cut off: a call
         // cut off after it started may have taken effect, and one that finished is known,
         // also when the stream holds its result behind an earlier call that is still running.
-        let progress: Vec<Mutex<Progress>> = known
+        let progress: Vec<Mutex<CallStage>> = known
             .into_iter()
-            .map(|known| Mutex::new(known.map_or(Progress::NotStarted, Progress::Finished)))
+            .map(|known| Mutex::new(known.map_or(CallStage::NotStarted, CallStage::Finished)))
             .collect();
         self.save_turn(&calls, &progress);
         let finished = self.calls_starting(&calls, &progress).await
             && self.execute_all(&calls, &progress).await;
-        let progress: Vec<Progress> = progress
+        let progress: Vec<CallStage> = progress
             .into_iter()
             .map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
             .collect();
@@ -57,7 +57,7 @@ impl Run<'_> {
                 partial: Box::new(self.snapshot(Some(state))),
             });
         }
-        if progress.iter().any(|p| matches!(p, Progress::Interrupted)) {
+        if progress.iter().any(|p| matches!(p, CallStage::Interrupted)) {
             return Ok(Some(self.open_calls(&calls, &progress)));
         }
 
@@ -67,7 +67,7 @@ impl Run<'_> {
         // keeps its result, so the partial transcript stays a valid history.
         let mut ending: Option<ToolFailure> = None;
         for (call, progress) in calls.into_iter().zip(progress) {
-            let Progress::Finished(executed) = progress else {
+            let CallStage::Finished(executed) = progress else {
                 unreachable!("every call of a turn that was not cut off finished");
             };
             if let Some(failure) = self.record_call(call, executed).await
@@ -110,7 +110,7 @@ impl Run<'_> {
     /// Runs the calls of `calls` that have not finished, concurrently, each through the step
     /// executor if there is one; each call's outcome goes to its slot of `progress`. `false`
     /// when the run was cancelled before they all finished.
-    async fn execute_all(&self, calls: &[ToolCall], progress: &[Mutex<Progress>]) -> bool {
+    async fn execute_all(&self, calls: &[ToolCall], progress: &[Mutex<CallStage>]) -> bool {
         let inner = &*self.inner;
         let gates = &self.gates;
         let tainted = self.record.taint.is_tainted();
@@ -127,13 +127,13 @@ impl Run<'_> {
         for (call, slot) in calls.iter().zip(progress) {
             if matches!(
                 *slot.lock().unwrap_or_else(PoisonError::into_inner),
-                Progress::Finished(_)
+                CallStage::Finished(_)
             ) {
                 continue;
             }
             let mut events = self.event_sender();
             pending.push(async move {
-                set_progress(slot, Progress::Running);
+                set_progress(slot, CallStage::Running);
                 if let Some(events) = &mut events {
                     let _ = events
                         .send(AgentEvent::ToolStarted { call: call.clone() })
@@ -146,10 +146,10 @@ impl Run<'_> {
                         let executed =
                             execute(inner, call, refused, token, cancellable, events.as_mut())
                                 .await;
-                        Progress::Finished(executed)
+                        CallStage::Finished(executed)
                     }
                 };
-                if matches!(done, Progress::Running) {
+                if matches!(done, CallStage::Running) {
                     // The executor stopped the run.
                     token.cancel();
                     return;

@@ -110,6 +110,8 @@ mod server;
 mod client;
 
 #[cfg(feature = "mcp-client")]
+pub use client::oauth;
+#[cfg(feature = "mcp-client")]
 pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
 pub use server::{McpServer, McpServerBuilder, ServeError};

@@ -1,5 +1,5 @@
 //! A future whose first poll does its work in place: [`InPlace`], the state of such a future
-//! (not started, going on boxed, finished), and [`Step`], what its first poll did. A call done
+//! (not started, going on boxed, finished), and [`FirstPoll`], what its first poll did. A call done
 //! when first polled is answered with no state machine and no allocation around it; one that
 //! has to wait goes on boxed.
 
@@ -7,8 +7,8 @@ use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 
-/// A step done in place, or the rest of it, boxed.
-pub(crate) enum Step<'a, T> {
+/// What a first poll did: done, or the rest of the work, boxed.
+pub(crate) enum FirstPoll<'a, T> {
     /// Done.
     Done(T),
     /// Still running: to be polled next, with the task's context.
@@ -31,7 +31,7 @@ impl<'a, S, T> InPlace<'a, S, T> {
     pub(crate) fn poll_with(
         &mut self,
         task: &mut Context<'_>,
-        start: impl FnOnce(S, &mut Context<'_>) -> Step<'a, T>,
+        start: impl FnOnce(S, &mut Context<'_>) -> FirstPoll<'a, T>,
     ) -> Poll<T> {
         if let Self::Start(_) = self {
             let Self::Start(from) = std::mem::replace(self, Self::Done) else {
@@ -46,13 +46,13 @@ impl<'a, S, T> InPlace<'a, S, T> {
 
     /// After the first poll's `step`: done, or going on (and polled at once, as the caller
     /// polled).
-    fn started(&mut self, step: Step<'a, T>, task: &mut Context<'_>) -> Poll<T> {
+    fn started(&mut self, step: FirstPoll<'a, T>, task: &mut Context<'_>) -> Poll<T> {
         match step {
-            Step::Done(output) => {
+            FirstPoll::Done(output) => {
                 *self = Self::Done;
                 Poll::Ready(output)
             }
-            Step::Running(running) => {
+            FirstPoll::Running(running) => {
                 *self = Self::Running(running);
                 self.poll_running(task)
             }
@@ -77,7 +77,7 @@ mod tests {
     use std::sync::Arc;
     use std::task::{Context, Poll, Waker};
 
-    use super::{InPlace, Step};
+    use super::{FirstPoll, InPlace};
 
     /// A state with a part the start takes and a part it leaves, which counts its drops.
     struct State {
@@ -98,7 +98,7 @@ mod tests {
         let left = Arc::new(());
         let mut stage = state(&left);
         let mut task = Context::from_waker(Waker::noop());
-        let polled = stage.poll_with(&mut task, |state, _| Step::Done(state.taken));
+        let polled = stage.poll_with(&mut task, |state, _| FirstPoll::Done(state.taken));
         assert_eq!(polled, Poll::Ready("taken".to_owned()));
         assert_eq!(
             Arc::strong_count(&left),
@@ -116,7 +116,7 @@ mod tests {
         let polled = stage.poll_with(&mut task, |state, _| {
             let taken = state.taken;
             let mut once = false;
-            Step::Running(Box::pin(std::future::poll_fn(move |_| {
+            FirstPoll::Running(Box::pin(std::future::poll_fn(move |_| {
                 if std::mem::replace(&mut once, true) {
                     Poll::Ready(taken.clone())
                 } else {

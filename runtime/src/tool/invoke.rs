@@ -28,7 +28,7 @@ use super::blocking::{Blocked, run_blocking};
 use super::contain::{Contained, drop_contained, payload_message};
 use super::context::CallScope;
 use super::errors::{ToolPanicked, ToolTimedOut};
-use super::in_place::{InPlace, Step};
+use super::in_place::{FirstPoll, InPlace};
 use super::output::Encoding;
 use super::{Tool, ToolContext, ToolFuture};
 use crate::error::{EffectOutcome, ToolError, ToolFailure, kinds};
@@ -114,7 +114,7 @@ impl<'a, E: Encoding> Invoke<'a, '_, E> {
     /// its own around it (the MCP server).
     #[cfg(feature = "mcp")]
     #[inline(always)]
-    pub(crate) fn first_poll(self, task: &mut Context<'_>) -> Step<'a, Outcome<E::Output>> {
+    pub(crate) fn first_poll(self, task: &mut Context<'_>) -> FirstPoll<'a, Outcome<E::Output>> {
         let InPlace::Start((invocation, scope)) = self.0 else {
             unreachable!("an invocation is polled first by first_poll")
         };
@@ -159,7 +159,7 @@ impl<E: Encoding> Future for Invoke<'_, '_, E> {
 }
 
 /// A call [`start`] started: done when first polled, or still running.
-type Started<'a, T> = Step<'a, Outcome<T>>;
+type Started<'a, T> = FirstPoll<'a, Outcome<T>>;
 
 /// Starts the call: the time limit (the shorter of the caller's and the tool's), the tool
 /// called with its context (made from `scope` for a tool that reads one, empty for any
@@ -201,7 +201,7 @@ fn start<'a, E: Encoding>(
         start,
     };
     if blocking {
-        return Step::Running(run_blocking_call::<E>(
+        return FirstPoll::Running(run_blocking_call::<E>(
             Arc::clone(tool),
             given,
             call(cx, record),
@@ -212,7 +212,7 @@ fn start<'a, E: Encoding>(
     let mut future = match catch_unwind(AssertUnwindSafe(|| given.call::<E>(&**tool, tool_cx))) {
         Ok(future) => future,
         Err(payload) => {
-            return Step::Done(call(cx, record).conclude(Err(Ending::Panicked(payload))));
+            return FirstPoll::Done(call(cx, record).conclude(Err(Ending::Panicked(payload))));
         }
     };
     // Polled here, before any timer: a call that is done at once is done within any limit,
@@ -221,21 +221,21 @@ fn start<'a, E: Encoding>(
     let ending = match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut future).poll(task))) {
         Ok(Poll::Ready(Ok(output))) => {
             drop_contained(future);
-            return Step::Done(Ok(output));
+            return FirstPoll::Done(Ok(output));
         }
         Ok(Poll::Ready(Err(error))) => Ending::Error(error),
         Err(payload) => Ending::Panicked(payload),
         Ok(Poll::Pending) => {
             let call = call(cx, record).owned();
             let future = Contained::new(AssertUnwindSafe(future).catch_unwind());
-            return Step::Running(Box::pin(async move {
+            return FirstPoll::Running(Box::pin(async move {
                 let ran = wait(future, limit.map(|limit| (start + limit, limit))).await;
                 call.conclude(ran)
             }));
         }
     };
     drop_contained(future);
-    Step::Done(call(cx, record).conclude(Err(ending)))
+    FirstPoll::Done(call(cx, record).conclude(Err(ending)))
 }
 
 /// Runs a sync tool's call on the blocking pool, under `limit`.

@@ -69,7 +69,7 @@ pub use validate::{ArgumentValidator, ValidatorError};
 pub(crate) use contain::drop_contained;
 pub(crate) use errors::unknown_tool;
 #[cfg(feature = "mcp")]
-pub(crate) use in_place::{InPlace, Step};
+pub(crate) use in_place::{FirstPoll, InPlace};
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
 #[cfg(feature = "mcp")]
 pub(crate) use output::{AsText, Encoding};

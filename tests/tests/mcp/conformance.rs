@@ -17,8 +17,42 @@ use reticent_tests::mcp::conformance::{self, Suite};
 /// How long one run of the suite may take.
 const SUITE_LIMIT: Duration = Duration::from_secs(300);
 
-/// The client scenarios that apply to `McpClient`.
+/// The client scenarios that apply to `McpClient`, run one by one.
 const CLIENT_SCENARIOS: [&str; 3] = ["initialize", "tools_call", "sse-retry"];
+
+/// The suites of client scenarios run whole (in parallel): OAuth (`auth/*`), as the current
+/// revision has it, as the 2025-03-26 one had it, its extensions and its drafts.
+const CLIENT_SUITES: [&str; 4] = ["auth", "backcompat", "extensions", "draft"];
+
+/// The `auth/*` scenarios in which the client is meant to fail (the suite allows its error):
+/// it must refuse a resource that is not the server, and give up on scopes it is never granted.
+const AUTH_MEANT_TO_FAIL: [&str; 2] = ["resource-mismatch", "scope-retry-limit"];
+
+/// The `auth/*` scenarios of `results` (`NAME-TIMESTAMP` folders under `auth/`) in which the
+/// client did not call the tool with its token: the suite's checks are about the
+/// authorization, so a client that failed after it could pass them.
+fn authorized_but_no_call(results: &Path) -> Vec<String> {
+    let baseline = std::fs::read_to_string(conformance::baseline()).expect("the baseline reads");
+    let Ok(folders) = std::fs::read_dir(results.join("auth")) else {
+        return Vec::new();
+    };
+    let mut missing = Vec::new();
+    for folder in folders.map(|entry| entry.expect("the results folder lists").path()) {
+        let name = folder.file_name().unwrap().to_string_lossy().into_owned();
+        // NAME-2026-12-04T22-42-35-688Z
+        let scenario = name.get(..name.len().saturating_sub(25)).unwrap_or(&name);
+        if AUTH_MEANT_TO_FAIL.contains(&scenario)
+            || baseline.contains(&format!("- auth/{scenario} "))
+        {
+            continue;
+        }
+        let stderr = std::fs::read_to_string(folder.join("stderr.txt")).unwrap_or_default();
+        if !stderr.contains("test-tool: ") {
+            missing.push(format!("auth/{scenario}:\n{stderr}"));
+        }
+    }
+    missing
+}
 
 /// Runs the suite with `args` and the baseline; panics, with the suite's report, unless it
 /// exits with success.
@@ -85,5 +119,15 @@ async fn the_client_passes_every_scenario_that_applies() {
         let results = conformance::results(&format!("client-{scenario}"));
         let args = ["client", "--command", client, "--scenario", scenario];
         run(&suite, &args, &results).await;
+    }
+    for name in CLIENT_SUITES {
+        let results = conformance::results(&format!("client-suite-{name}"));
+        let args = ["client", "--command", client, "--suite", name];
+        run(&suite, &args, &results).await;
+        let missing = authorized_but_no_call(&results);
+        assert!(
+            missing.is_empty(),
+            "the client did not call the tool after authorizing: {missing:#?}"
+        );
     }
 }

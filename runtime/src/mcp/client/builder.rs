@@ -22,6 +22,7 @@ use super::child::ChildProcess;
 use super::error::{McpClientError, McpToolError};
 use super::http::Checked;
 use super::notes::{self, Listener, Routes};
+use super::oauth::{Authorized, Authorizer, OAuth};
 use super::remote_tool::Connection;
 use super::stdio::StdioTransport;
 use super::unreadable::Marker;
@@ -57,6 +58,7 @@ pub struct McpClientBuilder {
     list_timeout: Duration,
     connect_timeout: Duration,
     log_level: Option<LogLevel>,
+    oauth: Option<OAuth>,
 }
 
 impl McpClientBuilder {
@@ -73,6 +75,7 @@ impl McpClientBuilder {
             list_timeout: DEFAULT_LIST_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             log_level: None,
+            oauth: None,
         }
     }
 
@@ -244,6 +247,15 @@ impl McpClientBuilder {
         self
     }
 
+    /// Authorizes with OAuth when the server asks for it (a 401): see
+    /// [`OAuth`](super::oauth::OAuth). For [`http`](Self::http) only; connecting may then
+    /// take one authorization longer than the [`connect_timeout`](Self::connect_timeout)
+    /// (the user's step and the exchanges with the authorization server, each at its bound).
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Connects to a server over streamable HTTP at `url` (like `http://127.0.0.1:8000/mcp`).
     ///
     /// HTTPS uses rustls with the platform's certificate verifier, as the model providers
@@ -257,7 +269,7 @@ impl McpClientBuilder {
     /// with [`McpCallError::Unreadable`](super::McpCallError::Unreadable); a stream event
     /// over 16 MiB ends the answer's stream, and the call with
     /// [`McpCallError::Disconnected`](super::McpCallError::Disconnected).
-    pub async fn http(self, url: impl Into<String>) -> Result<McpClient, McpClientError> {
+    pub async fn http(mut self, url: impl Into<String>) -> Result<McpClient, McpClientError> {
         let url: String = url.into();
         let label = host(&url);
         let setup_error = |reason: String| McpClientError::HttpClient {
@@ -293,9 +305,26 @@ impl McpClientBuilder {
         let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
         config.retry_config = Arc::new(reconnect);
         let marker = Marker::new();
-        let transport =
-            StreamableHttpClientTransport::with_client(Checked::new(client, marker), config);
-        self.start(transport, marker, label, None).await
+        match self.oauth.take() {
+            Some(oauth) => {
+                // Connecting may include one authorization.
+                self.connect_timeout += oauth.bound();
+                let authorizer = Authorizer::new(oauth, config.uri.to_string());
+                let client = Authorized::new(client, authorizer);
+                let transport = StreamableHttpClientTransport::with_client(
+                    Checked::new(client, marker),
+                    config,
+                );
+                self.start(transport, marker, label, None).await
+            }
+            None => {
+                let transport = StreamableHttpClientTransport::with_client(
+                    Checked::new(client, marker),
+                    config,
+                );
+                self.start(transport, marker, label, None).await
+            }
+        }
     }
 
     /// Connects over any transport rmcp's client takes, such as one end of a
@@ -403,6 +432,7 @@ impl fmt::Debug for McpClientBuilder {
             .field("log_level", &self.log_level)
             .field("list_timeout", &self.list_timeout)
             .field("connect_timeout", &self.connect_timeout)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }

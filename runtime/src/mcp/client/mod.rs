@@ -5,6 +5,7 @@ mod child;
 mod error;
 mod http;
 mod notes;
+pub mod oauth;
 mod remote_tool;
 mod stdio;
 mod unreadable;

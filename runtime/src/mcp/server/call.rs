@@ -19,14 +19,13 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::McpServer;
-use super::notify::Notify;
+use super::notify::{Watch, watch};
 use super::result::{success, success_text};
-use super::session;
 use crate::error::ToolFailure;
 use crate::render;
 use crate::tool::{
-    AsText, AsValue, CallArguments, CallScope, Encoding, Forward, InPlace, Invocation, Observer,
-    Step, Updates, drive, execute_span, invoke, record_failure, unknown_tool,
+    AsText, AsValue, CallArguments, CallScope, Encoding, FirstPoll, InPlace, Invocation,
+    execute_span, invoke, record_failure, unknown_tool,
 };
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
@@ -90,14 +89,6 @@ struct Answer<'s> {
     start: Instant,
 }
 
-/// Who the call is, and the request's token, which the tool's is a child of: the client's
-/// `notifications/cancelled` reaches the tool.
-struct Caller<'c> {
-    call_id: &'c str,
-    token: &'c CancellationToken,
-    observer: Option<Arc<Observer>>,
-}
-
 impl McpServer {
     /// Begins one `tools/call`, polling the tool in place with `task`.
     #[inline(always)]
@@ -107,7 +98,7 @@ impl McpServer {
         arguments: Value,
         context: &RequestContext<RoleServer>,
         task: &mut Context<'_>,
-    ) -> Step<'s, Answered> {
+    ) -> FirstPoll<'s, Answered> {
         let inner = &self.inner;
         // The request stays where the future holds it: only what the call takes is moved out.
         let RequestContext {
@@ -134,17 +125,10 @@ impl McpServer {
             failure.elapsed = start.elapsed();
             self.report(&span, &failure);
             // The protocol's answer to an unknown tool is an error, not a tool result.
-            return Step::Done(Err(ErrorData::invalid_params(text, None)));
+            return FirstPoll::Done(Err(ErrorData::invalid_params(text, None)));
         };
 
-        // Progress goes to a client that sent a token for it, log lines to one that asked for
-        // them, both to the span when it is enabled; a call nobody watches has no observer.
-        let progress_token = session::progress_token(meta);
-        let forward = Forward {
-            progress: progress_token.is_some(),
-            logs: self.session.log_level(meta),
-        };
-        let (observer, updates) = Observer::new(&span, forward).unzip();
+        let (observer, watch) = watch(&self.session, &span, meta, peer, tool_name);
         // Arguments sent as a JSON string are read as the JSON text they hold, as some clients
         // send them; text that is not JSON is an argument error. The arguments are kept for
         // the failure record only when a hook will read it.
@@ -162,33 +146,26 @@ impl McpServer {
             // The client can cancel the request.
             cancellable: true,
         };
-        let watch = updates.flatten().map(|updates| {
-            let notify = Notify {
-                peer: peer.clone(),
-                progress_token,
-                tool: tool_name,
-            };
-            (updates, notify)
-        });
         let answer = Answer {
             server: self,
             tool_name,
             span,
             start,
         };
-        let caller = Caller {
+        let scope = CallScope {
             call_id,
-            token,
+            tool_name,
+            parent: token,
             observer,
         };
         // A tool with an output schema has its output made a `Value`, for `structuredContent`
         // and the text; one without has it written straight to text.
         match inner.outputs[position] {
-            None => answer.begin::<AsText>(invocation, caller, watch, task, |text, _| {
+            None => answer.begin::<AsText>(invocation, scope, watch, task, |text, _| {
                 success_text(text, None)
             }),
             Some(shape) => {
-                answer.begin::<AsValue>(invocation, caller, watch, task, move |output, span| {
+                answer.begin::<AsValue>(invocation, scope, watch, task, move |output, span| {
                     success(tool_name, shape, output, span)
                 })
             }
@@ -235,7 +212,7 @@ impl McpServer {
 }
 
 impl<'s> Answer<'s> {
-    /// Starts `invocation` for `caller`, its output made as `E` says, under the call's span:
+    /// Starts `invocation` in `scope`, its output made as `E` says, under the call's span:
     /// answered at once when it is done and nobody watches its reports; otherwise a future
     /// that passes the reports on to the client while the call runs (`watch`), and answers at
     /// its end. `to_result` makes the output the client's result.
@@ -243,45 +220,35 @@ impl<'s> Answer<'s> {
     fn begin<E: Encoding>(
         self,
         invocation: Invocation<'s>,
-        caller: Caller<'_>,
-        watch: Option<(Updates, Notify<'s>)>,
+        scope: CallScope<'_>,
+        watch: Option<Watch<'s>>,
         task: &mut Context<'_>,
         to_result: impl FnOnce(E::Output, &tracing::Span) -> CallToolResult + Send + 's,
-    ) -> Step<'s, Answered> {
-        let Caller {
-            call_id,
-            token,
-            observer,
-        } = caller;
+    ) -> FirstPoll<'s, Answered> {
+        let (call_id, token) = (scope.call_id, scope.parent);
         let started = {
             let _entered = self.span.enter();
-            let scope = CallScope {
-                call_id,
-                tool_name: self.tool_name,
-                parent: token,
-                observer,
-            };
             invoke::<E>(invocation, scope).first_poll(task)
         };
         let running = match started {
             // Done before anyone could stop it: answered, also when the client cancelled the
             // request meanwhile (the transport then drops the answer).
-            Step::Done(outcome) if watch.is_none() => {
-                return Step::Done(self.answer(outcome, to_result));
+            FirstPoll::Done(outcome) if watch.is_none() => {
+                return FirstPoll::Done(self.answer(outcome, to_result));
             }
-            Step::Done(outcome) => Either::Left(std::future::ready(outcome)),
-            Step::Running(running) => Either::Right(running),
+            FirstPoll::Done(outcome) => Either::Left(std::future::ready(outcome)),
+            FirstPoll::Running(running) => Either::Right(running),
         };
         // For the record of a cancelled call, and the request's token: the call goes on
         // without the request.
         let call_id = call_id.to_owned();
         let token = token.clone();
-        Step::Running(Box::pin(async move {
+        FirstPoll::Running(Box::pin(async move {
             let running = running.instrument(self.span.clone());
             let outcome = match watch {
                 None => self.server.finish(running, &token).await,
-                Some((updates, mut notify)) => {
-                    let observed = pin!(drive(running, Some(updates), &mut notify));
+                Some(watch) => {
+                    let observed = pin!(watch.drive(running));
                     self.server.finish(observed, &token).await
                 }
             };

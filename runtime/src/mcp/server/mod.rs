@@ -1,4 +1,15 @@
 //! [`McpServer`]: tools served over MCP, with the same disclosure rules as the agent loop.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `builder.rs` | [`McpServerBuilder`], [`BuildError`] |
+//! | `handler.rs` | the `rmcp::ServerHandler`: `initialize`, `tools/list`, `tools/call`, logging |
+//! | `call.rs` | one `tools/call`, run through the same entry point as the agent loop's calls |
+//! | `notify.rs` | watching a call: its progress and log lines passed on to the client |
+//! | `result.rs` | the result a client is sent for a call that succeeded |
+//! | `definition.rs` | a tool as `tools/list` describes it; the shape of its `structuredContent` |
+//! | `session.rs` | what one connection keeps: the log level its client set, whether it is over |
+//! | `transport.rs` | serving: stdio, streamable HTTP, any rmcp transport; [`ServeError`] |
 
 mod builder;
 mod call;

@@ -1,0 +1,557 @@
+//! `McpClient` against an MCP server that requires OAuth, with its authorization server, both
+//! served here on loopback: the whole flow (the 401, protected-resource and
+//! authorization-server metadata, dynamic registration, the user's step, PKCE S256 and the
+//! `resource` parameter checked by the server, the token), a refresh when the token expires and
+//! one when the server refuses it, and tokens kept out of `Debug` output, errors and logs.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper_util::rt::TokioIo;
+use reticent::mcp::McpServer;
+use reticent::mcp::oauth::OAuth;
+use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpService;
+use reticent::mcp::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use reticent::mcp::{McpClient, McpClientBuilder};
+use reticent::{Tool, ToolContext};
+use reticent_tests::mcp::oauth::follow;
+use reticent_tests::spans::capture_spans;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use tokio::net::TcpListener;
+use tower_service::Service;
+
+/// Every token the authorization server issues holds this: no log, error or `Debug` output
+/// may.
+const CANARY: &str = "CANARY7f3a";
+
+/// Echoes its text.
+#[reticent::tool]
+fn echo(text: String) -> String {
+    text
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+/// What the authorization server and the MCP server saw and hold.
+#[derive(Default)]
+struct Seen {
+    /// Clients registered.
+    registered: usize,
+    /// Authorization requests: (code challenge, resource).
+    authorizations: Vec<(String, String)>,
+    /// Codes issued: code → (challenge, resource).
+    codes: HashMap<String, (String, String)>,
+    /// The grant type of each token request, in order.
+    grants: Vec<String>,
+    /// The `resource` of each token request.
+    token_resources: Vec<String>,
+    /// Access tokens the MCP server accepts.
+    valid: Vec<String>,
+    /// Refresh tokens the authorization server accepts.
+    refresh: Vec<String>,
+    /// The access tokens the MCP server accepted, in order.
+    used: Vec<String>,
+}
+
+/// The MCP server and its authorization server, at one origin.
+struct Protected {
+    base: String,
+    seen: Mutex<Seen>,
+    issued: AtomicUsize,
+    /// The lifetime of the tokens issued, in seconds.
+    expires_in: u64,
+    mcp: StreamableHttpService<McpServer, LocalSessionManager>,
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(body.to_string())).boxed())
+        .unwrap()
+}
+
+/// `BASE64URL(SHA256(verifier))`, without padding.
+fn s256(verifier: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let digest = Sha256::digest(verifier.as_bytes());
+    let mut out = String::new();
+    for chunk in digest.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// The `application/x-www-form-urlencoded` pairs of `text`.
+fn form(text: &str) -> HashMap<String, String> {
+    text.split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (decode(k), decode(v)))
+        .collect()
+}
+
+fn decode(text: &str) -> String {
+    let bytes = text.replace('+', " ").into_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = bytes.get(i + 1..i + 3)
+            && let Ok(byte) = u8::from_str_radix(std::str::from_utf8(hex).unwrap_or("zz"), 16)
+        {
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+impl Protected {
+    fn resource(&self) -> String {
+        format!("{}/mcp", self.base)
+    }
+
+    /// A new access token and refresh token, recorded as valid.
+    fn issue(&self, seen: &mut Seen) -> Value {
+        let n = self.issued.fetch_add(1, Ordering::SeqCst) + 1;
+        let access = format!("{CANARY}-access-{n}");
+        let refresh = format!("{CANARY}-refresh-{n}");
+        seen.valid.push(access.clone());
+        seen.refresh.push(refresh.clone());
+        json!({
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": self.expires_in,
+            "refresh_token": refresh,
+        })
+    }
+
+    async fn handle(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+    ) -> Result<Response<Body>, Infallible> {
+        let path = request.uri().path().to_owned();
+        let query = request.uri().query().unwrap_or("").to_owned();
+        let base = &self.base;
+        Ok(match (request.method().clone(), path.as_str()) {
+            (Method::GET, "/.well-known/oauth-protected-resource/mcp") => json_response(
+                StatusCode::OK,
+                &json!({"resource": self.resource(), "authorization_servers": [base]}),
+            ),
+            (Method::GET, "/.well-known/oauth-authorization-server") => json_response(
+                StatusCode::OK,
+                &json!({
+                    "issuer": base,
+                    "authorization_endpoint": format!("{base}/authorize"),
+                    "token_endpoint": format!("{base}/token"),
+                    "registration_endpoint": format!("{base}/register"),
+                    "response_types_supported": ["code"],
+                    "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+                    "code_challenge_methods_supported": ["S256"],
+                    "token_endpoint_auth_methods_supported": ["none"],
+                }),
+            ),
+            (Method::POST, "/register") => {
+                let body = request.into_body().collect().await.unwrap().to_bytes();
+                let body: Value = serde_json::from_slice(&body).unwrap_or_default();
+                self.seen.lock().unwrap().registered += 1;
+                json_response(
+                    StatusCode::CREATED,
+                    &json!({"client_id": "registered-client", "redirect_uris": body["redirect_uris"]}),
+                )
+            }
+            (Method::GET, "/authorize") => {
+                let query = form(&query);
+                let field = |name: &str| query.get(name).cloned().unwrap_or_default();
+                if field("code_challenge_method") != "S256" || field("code_challenge").is_empty() {
+                    return Ok(json_response(
+                        StatusCode::BAD_REQUEST,
+                        &json!({"error": "invalid_request"}),
+                    ));
+                }
+                let mut seen = self.seen.lock().unwrap();
+                let code = format!("code-{}", seen.authorizations.len() + 1);
+                seen.authorizations
+                    .push((field("code_challenge"), field("resource")));
+                seen.codes
+                    .insert(code.clone(), (field("code_challenge"), field("resource")));
+                let location = format!(
+                    "{}?code={code}&state={}",
+                    field("redirect_uri"),
+                    field("state")
+                );
+                Response::builder()
+                    .status(StatusCode::FOUND)
+                    .header("location", location)
+                    .body(Full::new(Bytes::new()).boxed())
+                    .unwrap()
+            }
+            (Method::POST, "/token") => {
+                let body = request.into_body().collect().await.unwrap().to_bytes();
+                let body = form(&String::from_utf8_lossy(&body));
+                let field = |name: &str| body.get(name).cloned().unwrap_or_default();
+                let mut seen = self.seen.lock().unwrap();
+                seen.grants.push(field("grant_type"));
+                seen.token_resources.push(field("resource"));
+                let refused = json!({"error": "invalid_grant"});
+                match field("grant_type").as_str() {
+                    "authorization_code" => match seen.codes.remove(&field("code")) {
+                        Some((challenge, resource))
+                            if s256(&field("code_verifier")) == challenge
+                                && resource == self.resource() =>
+                        {
+                            let tokens = self.issue(&mut seen);
+                            json_response(StatusCode::OK, &tokens)
+                        }
+                        _ => json_response(StatusCode::BAD_REQUEST, &refused),
+                    },
+                    "client_credentials"
+                        if field("client_id") == "unattended"
+                            && field("client_secret") == format!("{CANARY}-secret") =>
+                    {
+                        let mut tokens = self.issue(&mut seen);
+                        tokens.as_object_mut().unwrap().remove("refresh_token");
+                        json_response(StatusCode::OK, &tokens)
+                    }
+                    "refresh_token" if seen.refresh.contains(&field("refresh_token")) => {
+                        let tokens = self.issue(&mut seen);
+                        json_response(StatusCode::OK, &tokens)
+                    }
+                    _ => json_response(StatusCode::BAD_REQUEST, &refused),
+                }
+            }
+            (_, "/mcp") => {
+                let token = request
+                    .headers()
+                    .get("authorization")
+                    .and_then(|value| value.to_str().ok())
+                    .and_then(|value| value.strip_prefix("Bearer "))
+                    .map(str::to_owned);
+                let accepted = {
+                    let mut seen = self.seen.lock().unwrap();
+                    match token.filter(|token| seen.valid.contains(token)) {
+                        Some(token) => {
+                            seen.used.push(token);
+                            true
+                        }
+                        None => false,
+                    }
+                };
+                if !accepted {
+                    let challenge = format!(
+                        "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
+                    );
+                    return Ok(Response::builder()
+                        .status(StatusCode::UNAUTHORIZED)
+                        .header("www-authenticate", challenge)
+                        .body(Full::new(Bytes::new()).boxed())
+                        .unwrap());
+                }
+                let mut mcp = self.mcp.clone();
+                let response = mcp.call(request).await.unwrap();
+                response.map(|body| body.boxed())
+            }
+            _ => json_response(StatusCode::NOT_FOUND, &json!({"error": "not_found"})),
+        })
+    }
+
+    /// The MCP server refuses every access token issued so far.
+    fn revoke_access(&self) {
+        self.seen.lock().unwrap().valid.clear();
+    }
+
+    /// The authorization server refuses every refresh token issued so far.
+    fn revoke_refresh(&self) {
+        self.seen.lock().unwrap().refresh.clear();
+    }
+}
+
+/// Serves the protected MCP server and its authorization server on loopback.
+async fn serve(expires_in: u64) -> Arc<Protected> {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let server = McpServer::builder().tool(Echo).build().unwrap();
+    let protected = Arc::new(Protected {
+        base,
+        seen: Mutex::default(),
+        issued: AtomicUsize::new(0),
+        expires_in,
+        mcp: server.http_service(StreamableHttpServerConfig::default()),
+    });
+    let serving = Arc::clone(&protected);
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let protected = Arc::clone(&serving);
+            let service =
+                hyper::service::service_fn(move |request| Arc::clone(&protected).handle(request));
+            tokio::spawn(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service),
+            );
+        }
+    });
+    protected
+}
+
+/// How many times the user's step ran.
+#[derive(Clone, Default)]
+struct Steps(Arc<AtomicUsize>);
+
+/// The client's settings: OAuth whose user step approves at once (counted in `steps`) until
+/// `refuse_after` steps, after which the user declines.
+fn builder(steps: &Steps, refuse_after: usize) -> McpClientBuilder {
+    let steps = steps.clone();
+    let oauth = OAuth::new("http://127.0.0.1:9/callback", move |url: String| {
+        let steps = steps.clone();
+        async move {
+            if steps.0.fetch_add(1, Ordering::SeqCst) >= refuse_after {
+                return Err("the user declined".into());
+            }
+            follow(url).await
+        }
+    })
+    .client_name("oauth-test")
+    .timeout(Duration::from_secs(5))
+    .authorize_timeout(Duration::from_secs(5));
+    McpClient::builder()
+        .name("protected")
+        .timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(10))
+        .oauth(oauth)
+}
+
+async fn echo_tool(client: &McpClient) -> Arc<dyn Tool> {
+    client.tools().await.unwrap().into_iter().next().unwrap()
+}
+
+#[tokio::test]
+async fn the_client_is_authorized_through_the_whole_flow_and_refreshes_an_expired_token() {
+    let protected = serve(2).await;
+    let steps = Steps::default();
+    let client = builder(&steps, usize::MAX)
+        .http(protected.resource())
+        .await
+        .unwrap();
+    let echo = echo_tool(&client).await;
+    let output = echo
+        .call(json!({"text": "hi"}), ToolContext::new("1", "echo"))
+        .await
+        .unwrap();
+    assert_eq!(output, json!({"result": "hi"}));
+    {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.registered, 1, "one dynamic registration");
+        assert_eq!(seen.authorizations.len(), 1);
+        assert_eq!(
+            seen.authorizations[0].1,
+            protected.resource(),
+            "the resource parameter names the MCP server"
+        );
+        assert_eq!(seen.grants, ["authorization_code"]);
+        assert_eq!(seen.token_resources, [protected.resource()]);
+        assert!(seen.used.iter().all(|t| t == &format!("{CANARY}-access-1")));
+    }
+
+    // Past the token's lifetime: refreshed before the call, without the user.
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    let output = echo
+        .call(json!({"text": "again"}), ToolContext::new("2", "echo"))
+        .await
+        .unwrap();
+    assert_eq!(output, json!({"result": "again"}));
+    {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.grants, ["authorization_code", "refresh_token"]);
+        assert_eq!(
+            seen.token_resources,
+            [protected.resource(), protected.resource()]
+        );
+        assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
+        assert_eq!(steps.0.load(Ordering::SeqCst), 1, "the user was asked once");
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_refused_token_is_refreshed_and_the_call_sent_again() {
+    let protected = serve(3600).await;
+    let steps = Steps::default();
+    let client = builder(&steps, usize::MAX)
+        .http(protected.resource())
+        .await
+        .unwrap();
+    let echo = echo_tool(&client).await;
+
+    protected.revoke_access();
+    let output = echo
+        .call(json!({"text": "after"}), ToolContext::new("1", "echo"))
+        .await
+        .unwrap();
+    assert_eq!(output, json!({"result": "after"}));
+    {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.grants, ["authorization_code", "refresh_token"]);
+        assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
+        assert_eq!(steps.0.load(Ordering::SeqCst), 1, "a refresh, not the user");
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_expires() {
+    let protected = serve(2).await;
+    let oauth = OAuth::client_credentials("unattended", format!("{CANARY}-secret"))
+        .timeout(Duration::from_secs(5));
+    let client = McpClient::builder()
+        .timeout(Duration::from_secs(10))
+        .oauth(oauth.clone())
+        .http(protected.resource())
+        .await
+        .unwrap();
+    let echo = echo_tool(&client).await;
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    let output = echo
+        .call(json!({"text": "later"}), ToolContext::new("1", "echo"))
+        .await
+        .unwrap();
+    assert_eq!(output, json!({"result": "later"}));
+    {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.grants, ["client_credentials", "client_credentials"]);
+        assert_eq!(
+            seen.token_resources,
+            [protected.resource(), protected.resource()]
+        );
+        assert_eq!(seen.registered, 0);
+        assert!(seen.authorizations.is_empty(), "no user step");
+        assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
+    }
+    assert!(
+        !format!("{oauth:?}").contains(CANARY),
+        "the secret stays out of Debug"
+    );
+    client.close().await;
+}
+
+/// Every text a failure shows: its `Display` and `Debug`, and its sources'.
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = format!("{error} {error:?}");
+    let mut source = error.source();
+    while let Some(error) = source {
+        text.push_str(&format!(" | {error} {error:?}"));
+        source = error.source();
+    }
+    text
+}
+
+#[tokio::test]
+async fn tokens_never_appear_in_debug_output_errors_or_logs() {
+    let (spans, _capture) = capture_spans();
+    let protected = serve(3600).await;
+    let steps = Steps::default();
+    let builder = builder(&steps, 1);
+    let client = builder.clone().http(protected.resource()).await.unwrap();
+    let echo = echo_tool(&client).await;
+    echo.call(json!({"text": "x"}), ToolContext::new("1", "echo"))
+        .await
+        .unwrap();
+    assert!(
+        protected
+            .seen
+            .lock()
+            .unwrap()
+            .used
+            .iter()
+            .all(|t| t.contains(CANARY))
+    );
+
+    // Neither token works any more and the user declines: the call fails.
+    protected.revoke_access();
+    protected.revoke_refresh();
+    let failure = echo
+        .call(json!({"text": "y"}), ToolContext::new("2", "echo"))
+        .await
+        .unwrap_err();
+    let shown = chain(&failure);
+    assert!(shown.contains("declined"), "the caller learns why: {shown}");
+
+    let mut texts = vec![shown, format!("{client:?}"), format!("{builder:?}")];
+    for span in spans.all() {
+        texts.push(format!("{span:?}"));
+    }
+    for event in spans.events() {
+        texts.push(format!("{event:?}"));
+    }
+    assert!(
+        spans
+            .events()
+            .iter()
+            .any(|event| format!("{event:?}").contains("authorizing with the MCP server")),
+        "the flow's logs were recorded"
+    );
+    for text in texts {
+        assert!(!text.contains(CANARY), "a token leaked: {text}");
+    }
+    client.close().await;
+}
+
+/// A browser's GET of `target` on 127.0.0.1:`port`: the answer's status line.
+async fn browse(port: u16, target: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let request = format!("GET {target} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn the_loopback_step_returns_the_redirect_the_browser_was_sent() {
+    use reticent::mcp::oauth::{Authorize, LoopbackAuthorize};
+    let loopback = LoopbackAuthorize::bind().await.unwrap();
+    let redirect_uri = loopback.redirect_uri();
+    let port: u16 = redirect_uri
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/callback")
+        .parse()
+        .unwrap();
+    let step = tokio::spawn(loopback.authorize("https://as.example/authorize?x=1".to_owned()));
+
+    // Anything but the callback is not it, and the step goes on waiting.
+    assert!(browse(port, "/favicon.ico").await.contains("404"));
+    assert!(
+        browse(port, "/callback?code=abc&state=xyz")
+            .await
+            .contains("200")
+    );
+    let redirected = tokio::time::timeout(Duration::from_secs(5), step)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(redirected, format!("{redirect_uri}?code=abc&state=xyz"));
+}
