@@ -28,9 +28,45 @@
 //!
 //! The methods of these traits are not part of the public API.
 
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
 pub use crate::argument_field::FitForArgumentMessage;
 pub use crate::secret::{SecretCannotBeFormatted, SecretCannotBeSerialized};
 pub use crate::tool::rules::{
     DiscloseErrorType, OutputIsNotAResult, OutputIsNotAnError, ThreadSafeError, ToolErrorType,
-    ToolOutput, ToolParam, ToolParamSchema,
+    ToolOutput,
 };
+
+/// A type a tool parameter can be decoded into. `#[tool]` checks each parameter's type with
+/// `<T as ToolParam>::CHECK`, spanned at the type, so that a type that is not `Deserialize` is
+/// reported there, once. Its schema is [`ToolParamSchema`]'s: two traits, so a type that lacks
+/// one of `Deserialize` and `JsonSchema` is told which.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
+    label = "the model's arguments cannot be decoded into `{Self}`",
+    note = "a tool parameter's type must implement `serde::Deserialize` and `schemars::JsonSchema`, and own its data (`String`, not `&str`)",
+    note = "for your own types add `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait ToolParam {
+    /// Nothing: naming it checks that the type is a `ToolParam`.
+    const CHECK: () = ();
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned> ToolParam for T {}
+
+/// A type whose schema can describe a tool parameter; see [`ToolParam`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    label = "the model cannot be shown a schema for `{Self}`",
+    note = "a tool parameter's type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "for your own types add `#[derive(schemars::JsonSchema)]` beside `serde::Deserialize`"
+)]
+pub trait ToolParamSchema {
+    /// Nothing: naming it checks that the type is a `ToolParamSchema`.
+    const CHECK: () = ();
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: JsonSchema> ToolParamSchema for T {}

@@ -5,15 +5,17 @@
 //! An error value is the developer's or a library's code, and it may misbehave: a `Display`
 //! that panics or writes without end, a `source()` that panics, returns the error itself or
 //! cycles through several. Each message is cut to [`MAX_MESSAGE_BYTES`], the walk stops after
-//! [`MAX_DEPTH`] errors or at the first error seen before, and every call into the error runs
+//! [`MAX_SOURCES`] errors or at the first error seen before, and every call into the error runs
 //! under `catch_unwind`, so none of that can crash or hang the caller.
 
 use std::error::Error as StdError;
 use std::fmt::{self, Write as _};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-/// The most errors of one chain that are read (the error and its sources).
-pub(crate) const MAX_DEPTH: usize = 32;
+/// The most errors of one chain that are read (the error and its sources): a bound on a walk
+/// over values a tool made, not the nesting limit of the model's arguments
+/// (`tool::nesting::MAX_NESTING`).
+pub(crate) const MAX_SOURCES: usize = 32;
 
 /// The most bytes of one error's message that are read.
 pub(crate) const MAX_MESSAGE_BYTES: usize = 64 * 1024;
@@ -55,7 +57,7 @@ pub(crate) fn chain(error: &(dyn StdError + 'static)) -> String {
     match end {
         Walked::Done | Walked::Stopped(()) => {}
         Walked::Cycle => text.push_str(" (the chain of sources loops back on itself)"),
-        Walked::TooDeep => text.push_str(&format!(" (… more than {MAX_DEPTH} sources)")),
+        Walked::TooDeep => text.push_str(&format!(" (… more than {MAX_SOURCES} sources)")),
         Walked::SourcePanicked => text.push_str(" (the error's source() panicked)"),
     }
     text
@@ -90,7 +92,7 @@ pub(crate) enum Walked<B> {
     Stopped(B),
     /// A source was an error already seen.
     Cycle,
-    /// The chain is longer than [`MAX_DEPTH`].
+    /// The chain is longer than [`MAX_SOURCES`].
     TooDeep,
     /// A `source()` panicked.
     SourcePanicked,
@@ -103,9 +105,9 @@ pub(crate) fn walk<'e, B>(
 ) -> Walked<B> {
     // Errors are told apart by address and type (the vtable), so that two zero-sized errors
     // of different types at the same address are not mistaken for one.
-    let mut seen: [Option<*const dyn StdError>; MAX_DEPTH] = [None; MAX_DEPTH];
+    let mut seen: [Option<*const dyn StdError>; MAX_SOURCES] = [None; MAX_SOURCES];
     let mut current = error;
-    for depth in 0..MAX_DEPTH {
+    for depth in 0..MAX_SOURCES {
         let address: *const dyn StdError = current;
         if seen[..depth]
             .iter()

@@ -12,9 +12,11 @@
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `in_place.rs` | the state of a future whose first poll does its work in place, boxed only when it has to wait |
 //! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it |
-//! | `args.rs` | decoding the model's arguments from a `Value` |
+//! | `args.rs` | what `#[tool]`'s code decodes its arguments with: the decoders, the visitor's parts |
+//! | `value.rs` | decoding the model's arguments from a `Value`, and the error the model is shown |
 //! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
 //! | `text.rs` | decoding them straight from JSON text |
+//! | `nesting.rs` | the arguments' one nesting limit, and the walks that keep it |
 //! | `output.rs` | splitting what a tool returned by its type; encoding its output as JSON or text, and the one rule for an output as text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
@@ -43,6 +45,7 @@ pub(crate) mod errors;
 mod future;
 mod in_place;
 mod invoke;
+mod nesting;
 mod no_result;
 pub(crate) mod output;
 mod owned;
@@ -53,6 +56,7 @@ mod set;
 mod span;
 mod text;
 mod validate;
+mod value;
 
 pub(crate) use context::CallScope;
 pub use context::ToolContext;
@@ -82,7 +86,6 @@ pub(crate) use span::{execute_span, record_failure};
 
 /// The traits compile errors name; re-exported by `crate::rules`.
 pub(crate) mod rules {
-    pub use super::args::{ToolParam, ToolParamSchema};
     pub use super::output::{OutputIsNotAResult, OutputIsNotAnError, ToolOutput};
     pub use crate::error::classify::{DiscloseErrorType, ThreadSafeError, ToolErrorType};
 }
@@ -90,8 +93,8 @@ pub(crate) mod rules {
 /// What the macros' generated code uses; re-exported by `crate::__private`.
 pub(crate) mod generated {
     pub use super::args::{
-        ArgumentsOf, CannotDecodeArguments, DecodeArguments, Decoders, FieldSeed, ToolParam,
-        ToolParamSchema, field_or_missing, next_field,
+        ArgumentsOf, CannotDecodeArguments, DecodeArguments, Decoders, FieldSeed, field_or_missing,
+        next_field,
     };
     pub use super::body::{
         DefinitionCell, ToolBody, call, call_text, call_text_output, definition,
@@ -116,9 +119,10 @@ pub(crate) mod generated {
     pub use crate::error::report::{
         DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose, ReportRef,
     };
+    pub use crate::rules::{ToolParam, ToolParamSchema};
 }
 
-pub(crate) use args::cut_too_deep;
+pub(crate) use nesting::{MAX_NESTING, cut_too_deep};
 #[cfg(feature = "mcp-client")]
 pub(crate) use set::is_valid_tool_name;
 

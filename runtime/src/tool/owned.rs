@@ -11,9 +11,11 @@
 //!
 //! Longer than most files: it is two `Deserializer`s (the value and an object key) with
 //! serde's full set of methods each, and the accesses that walk arrays, objects and enum
-//! variants; the path is only right if all of them mark it the same way.
+//! variants; the path is only right if all of them mark it the same way. The access that walks
+//! an object ([`Entries`]) also walks the arguments object itself (`value.rs`).
 
 use std::fmt::{self, Write as _};
+use std::marker::PhantomData;
 
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Unexpected,
@@ -349,11 +351,7 @@ fn visit_object<'de, V: Visitor<'de>>(
     visitor: V,
 ) -> Result<V::Value, PathError> {
     let len = entries.len();
-    let mut map = Entries {
-        entries: entries.into_iter(),
-        key: String::new(),
-        value: None,
-    };
+    let mut map = Entries::<PathError>::new(entries);
     let value = visitor.visit_map(&mut map)?;
     if map.entries.len() == 0 {
         Ok(value)
@@ -390,44 +388,78 @@ impl<'de> SeqAccess<'de> for Seq {
     }
 }
 
-struct Entries {
+/// An object's entries, each moved out as it is read: the key is lent to the visitor and kept
+/// for an error about its value, the value decoded as an [`Owned`]. `E` says how an error in a
+/// key or a value is reported: a [`PathError`] inside an argument, the arguments decoder's own
+/// error for the arguments object itself (`value.rs`).
+pub(super) struct Entries<E> {
     entries: serde_json::map::IntoIter,
-    /// The key read last, for the path of an error in its value.
+    /// The key read last, for an error in its value.
     key: String,
     /// Its value, until it is read.
     value: Option<Value>,
+    error: PhantomData<fn() -> E>,
 }
 
-impl<'de> MapAccess<'de> for Entries {
-    type Error = PathError;
+impl<E> Entries<E> {
+    pub(super) fn new(map: Map<String, Value>) -> Self {
+        Self {
+            entries: map.into_iter(),
+            key: String::new(),
+            value: None,
+            error: PhantomData,
+        }
+    }
+}
 
+/// How [`Entries`] reads a key, and reports an error in a key or in its value.
+pub(super) trait EntryError: de::Error {
+    /// Reads the key `key` with `seed`.
+    fn read_key<'de, K: DeserializeSeed<'de>>(seed: K, key: &mut String) -> Result<K::Value, Self>;
+
+    /// `error`, which the value of `key` did not decode with.
+    fn in_value(error: PathError, key: String) -> Self;
+}
+
+impl EntryError for PathError {
     #[inline]
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, PathError> {
-        let Some((key, value)) = self.entries.next() else {
-            return Ok(None);
-        };
-        // The key and the value are kept apart, each moved once. The key is lent, and kept
-        // for the path, rather than moved: a struct's field names are read from a `&str`
-        // without a copy. A key that is refused (a field the type does not have) is the
-        // path's last part.
-        self.key = key;
-        self.value = Some(value);
-        match seed.deserialize(Key(&self.key)) {
-            Ok(key) => Ok(Some(key)),
-            Err(error) => Err(error.at(Segment::Key(std::mem::take(&mut self.key)))),
+    fn read_key<'de, K: DeserializeSeed<'de>>(seed: K, key: &mut String) -> Result<K::Value, Self> {
+        // The key is lent, and kept for the path, rather than moved: a struct's field names
+        // are read from a `&str` without a copy. A key that is refused (a field the type does
+        // not have) is the path's last part.
+        match seed.deserialize(Key(key)) {
+            Ok(key) => Ok(key),
+            Err(error) => Err(error.at(Segment::Key(std::mem::take(key)))),
         }
     }
 
     #[inline]
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, PathError> {
+    fn in_value(error: PathError, key: String) -> Self {
+        error.at(Segment::Key(key))
+    }
+}
+
+impl<'de, E: EntryError> MapAccess<'de> for Entries<E> {
+    type Error = E;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, E> {
+        let Some((key, value)) = self.entries.next() else {
+            return Ok(None);
+        };
+        // The key and the value are kept apart, each moved once.
+        self.key = key;
+        self.value = Some(value);
+        E::read_key(seed, &mut self.key).map(Some)
+    }
+
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, E> {
         let Some(value) = self.value.take() else {
             return Err(de::Error::custom("a value was read before its key"));
         };
         seed.deserialize(Owned(value))
-            .map_err(|error| error.at(Segment::Key(std::mem::take(&mut self.key))))
+            .map_err(|error| E::in_value(error, std::mem::take(&mut self.key)))
     }
 
     fn size_hint(&self) -> Option<usize> {

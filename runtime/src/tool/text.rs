@@ -1,17 +1,15 @@
 //! Decoding the model's arguments straight from the JSON text a provider handed over, in one
 //! pass into the arguments struct `#[tool]` derives, building no `serde_json::Value`; and
-//! what [`Tool::call_text`](super::Tool::call_text) does by default.
+//! what [`Tool::call_text`](super::Tool::call_text) does by default. The text is held to the
+//! arguments' nesting limit (`nesting.rs`) before it is decoded.
 
 use serde::Deserializer;
 use serde::de::{DeserializeOwned, Visitor};
 
+use super::nesting::{MAX_NESTING, nested_deeper_than};
 use super::{Tool, ToolContext, ToolFuture};
 use crate::error::{ArgumentError, ToolError};
 use crate::render;
-
-/// The deepest nesting of arrays and objects accepted in arguments: the limit of `serde_json`'s
-/// parser, which the decoding of arguments given as a `Value` keeps too.
-pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Decodes the arguments object in `text` into `T` (the arguments struct `#[tool]` derives)
 /// in one pass, as `serde_json::from_str` would, building no `Value`. `None` when it does not
@@ -24,7 +22,7 @@ pub(crate) const MAX_DEPTH: usize = 128;
 #[inline]
 pub(super) fn from_text<T: DeserializeOwned>(text: &str) -> Option<T> {
     // The parser refuses a 128th level. A text this short cannot nest that deep.
-    const LEVELS: usize = MAX_DEPTH - 1;
+    const LEVELS: usize = MAX_NESTING - 1;
     if text.len() > 2 * LEVELS && nested_deeper_than(text, LEVELS) {
         return None;
     }
@@ -69,60 +67,6 @@ pub fn call_parsed<'a, T: Tool + ?Sized>(
 /// The arguments in `text` as a `Value`; text that is not JSON is an argument error.
 pub(super) fn parse(text: &str) -> Result<serde_json::Value, ToolError> {
     serde_json::from_str(text).map_err(|error| {
-        ArgumentError::new(render::invalid_json(&error.to_string(), MAX_DEPTH)).into()
+        ArgumentError::new(render::invalid_json(&error.to_string(), MAX_NESTING)).into()
     })
-}
-
-/// Whether the JSON text `text` nests arrays and objects more than `levels` deep. One pass
-/// over its bytes, without recursion; brackets inside strings do not count.
-fn nested_deeper_than(text: &str, levels: usize) -> bool {
-    let bytes = text.as_bytes();
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(&byte) = bytes.get(i) {
-        match byte {
-            b'"' => {
-                // to the closing quote, past escapes
-                i += 1;
-                while let Some(&byte) = bytes.get(i) {
-                    match byte {
-                        b'\\' => i += 2,
-                        b'"' => break,
-                        _ => i += 1,
-                    }
-                }
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > levels {
-                    return true;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nesting_of_raw_text() {
-        assert!(!nested_deeper_than("1", 0));
-        assert!(!nested_deeper_than(r#""[[[""#, 0));
-        assert!(!nested_deeper_than("[]", 1));
-        assert!(nested_deeper_than("[]", 0));
-        assert!(!nested_deeper_than(r#"[{"a":[1]},[2]]"#, 3));
-        assert!(nested_deeper_than(r#"[{"a":[1]},[2]]"#, 2));
-        // brackets and escaped quotes inside strings do not count
-        assert!(!nested_deeper_than(r#"{"[[\"{{":"\"]]\\"}"#, 1));
-        assert!(nested_deeper_than(r#"{"\\":[[]]}"#, 2));
-        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert!(nested_deeper_than(&deep, MAX_DEPTH));
-        assert!(!nested_deeper_than(&deep, 200));
-    }
 }

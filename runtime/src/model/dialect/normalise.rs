@@ -21,9 +21,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-/// How deep the normaliser follows a value: past the arguments' nesting limit, so it never
-/// stops short of a value the tool would decode.
-const MAX_DEPTH: usize = 160;
+/// How deep the normaliser follows a value: past the arguments' nesting limit
+/// ([`MAX_NESTING`](crate::tool::MAX_NESTING)), so it never stops short of a value the tool
+/// would decode.
+const FOLLOWED_DEPTH: usize = crate::tool::MAX_NESTING + 32;
 
 /// What to do to the values of one schema node, as the conversion builds it.
 #[derive(Debug, Default)]
@@ -162,7 +163,7 @@ impl Normaliser {
     }
 
     fn apply_node(&self, node: &Node, value: &mut Value, depth: usize) {
-        if depth > MAX_DEPTH || value.is_null() {
+        if depth > FOLLOWED_DEPTH || value.is_null() {
             return;
         }
         // which member of `anyOf` the value is, before this node changes it
