@@ -100,6 +100,7 @@ pub(crate) mod rules {
     pub use super::args::{ToolParam, ToolParamSchema};
     pub use super::classify::{DiscloseErrorType, ThreadSafeError, ToolErrorType};
     pub use super::output::{OutputIsNotAResult, OutputIsNotAnError, ToolOutput};
+    pub use super::progress::{ProgressAmount, ProgressTotal};
 }
 
 /// What the macros' generated code uses; re-exported by `crate::__private`.
