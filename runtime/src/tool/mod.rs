@@ -9,7 +9,7 @@
 //! | `context.rs` | [`ToolContext`] |
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
-//! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it |
+//! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it: its arguments checked, decoded, its body run |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
 //! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
 //! | `text.rs` | decoding them straight from JSON text |
@@ -21,7 +21,7 @@
 //! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
 //! | `pattern.rs` | the `pattern` keyword it checks, and the bounds on the work of a check |
 //! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
-//! | `checked.rs` | a tool whose arguments are normalised and checked before it runs |
+//! | `checked.rs` | a tool whose arguments are normalised to its own schema before it runs |
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
 //! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
@@ -110,7 +110,7 @@ pub(crate) mod generated {
         ToolParamSchema, field_or_missing, next_field,
     };
     pub use super::body::{
-        DefinitionCell, ToolBody, call, call_text, call_text_output, definition,
+        DefinitionCell, Described, ToolBody, call, call_text, call_text_output, definition,
     };
     pub use super::classify::{
         Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
@@ -157,9 +157,12 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Runs the tool with the model's arguments.
     ///
-    /// Called directly, a tool decodes its arguments as they are: the agent and the MCP server
-    /// also check them against the constraints of the tool's schema before they call it (see
-    /// [`ArgumentValidator`]).
+    /// A tool keeps the constraints of its own schema (`#[schemars(range(min = 1))]`, a
+    /// `pattern`, ..), whoever calls it — the agent, an MCP server, your own loop: arguments
+    /// that break one are an argument error, and the tool does not run. `#[tool]` checks them
+    /// with the [`ArgumentValidator`] of its schema, built once; a tool whose schema has no such
+    /// constraint checks nothing and pays nothing. A tool written by hand whose schema has
+    /// constraints checks its arguments with an [`ArgumentValidator`] of its own.
     fn call(&self, args: serde_json::Value, cx: ToolContext) -> ToolFuture<'_>;
 
     /// Runs the tool with the model's arguments as the JSON text a provider handed over.
