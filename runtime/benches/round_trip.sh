@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 n="${1:-20000}"
 cargo bench -q -p reticent --features openai --bench provider_round_trip --no-run
-bin=$(ls -t target/release/deps/provider_round_trip-* | grep -v '\.d$' | head -n 1)
+bin=$(ls -t "${CARGO_TARGET_DIR:-target}"/release/deps/provider_round_trip-* | grep -v '\.d$' | head -n 1)
 declare -A total
 for mode in inputs parse round_trip; do
   out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$mode" "$n" 2>&1)

@@ -146,12 +146,14 @@ pub mod rules;
 mod secret;
 mod tool;
 
-pub use error::{ArgumentError, BoxError, Disclose, Disclosure, Failure, RetryHint, ToolError};
+pub use error::{
+    ArgumentError, BoxError, Disclose, Disclosure, EffectOutcome, Failure, RetryHint, ToolError,
+    ToolFailure, kinds,
+};
 pub use secret::Secret;
 pub use tool::{
-    ArgumentValidator, EffectOutcome, LogLevel, OutputError, ParametersSchema, Tool,
-    ToolAnnotations, ToolContext, ToolDefinition, ToolFailure, ToolFuture, ToolPanicked,
-    ToolTimedOut, Toolbox, UnknownTool, ValidatorError, kinds,
+    ArgumentValidator, LogLevel, OutputError, ParametersSchema, Tool, ToolAnnotations, ToolContext,
+    ToolDefinition, ToolFuture, ToolPanicked, ToolTimedOut, Toolbox, UnknownTool, ValidatorError,
 };
 
 pub use agent::{

@@ -11,11 +11,12 @@ use tracing::Instrument;
 use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
 use crate::LogLevel;
+use crate::error::{EffectOutcome, ToolFailure, kinds};
 use crate::model::ToolCall;
 use crate::render;
 use crate::tool::{
-    AsValue, CallArguments, CallScope, EffectOutcome, Forward, Invocation, Observer, ToolFailure,
-    UnknownTool, drive, execute_span, invoke, kinds, record_failure,
+    AsValue, CallArguments, CallScope, Forward, Invocation, Observer, UnknownTool, drive,
+    execute_span, invoke, record_failure,
 };
 
 /// How one call ended.

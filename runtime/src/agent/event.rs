@@ -5,8 +5,9 @@ use futures::channel::mpsc::Sender;
 
 use super::{AgentError, AgentResult};
 use crate::LogLevel;
+use crate::error::ToolFailure;
 use crate::model::{ModelError, ModelResponse, ToolCall};
-use crate::tool::{Deliver, ToolFailure, ToolUpdate};
+use crate::tool::{Deliver, ToolUpdate};
 
 /// What happens during a run, as it happens (see [`Agent::run_stream`](crate::Agent::run_stream)).
 #[derive(Debug)]

@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::EffectOutcome;
 use crate::model::{Arguments, ToolCall};
-use crate::tool::{EffectOutcome, Tool};
+use crate::tool::Tool;
 
 /// One call of a tool that is not `read_only`: something that may have changed the world.
 ///

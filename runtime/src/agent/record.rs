@@ -7,8 +7,9 @@ use super::ledger::Ledger;
 use super::state::RunState;
 use super::stats::Stats;
 use super::{AgentResult, StopReason};
+use crate::error::ToolFailure;
 use crate::model::{ModelRequest, Trajectory, TrajectoryTurn, Usage};
-use crate::tool::{ToolDefinition, ToolFailure};
+use crate::tool::ToolDefinition;
 
 /// The caller's record of a run so far.
 #[derive(Clone)]

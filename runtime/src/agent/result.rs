@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::{Effect, PendingCall, RunState, ToolStats};
+use crate::error::ToolFailure;
 use crate::model::{Message, ModelError, Trajectory, Usage};
-use crate::tool::ToolFailure;
 
 /// Options for one run.
 #[derive(Clone, Debug, Default)]

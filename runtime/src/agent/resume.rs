@@ -19,9 +19,9 @@ use super::state::{CallStatus, OpenCall, ResumeError, ResumeRefused, RunState, S
 use super::stats::Stats;
 use super::steps::StepExecutor;
 use super::{AgentError, AgentResult, Inner, RunOptions, spans};
+use crate::error::{EffectOutcome, ToolFailure, kinds};
 use crate::model::{Message, ModelRequest, ToolCall};
 use crate::render;
-use crate::tool::{EffectOutcome, ToolFailure, kinds};
 
 pub(super) async fn resume(
     inner: Arc<Inner>,

@@ -3,8 +3,8 @@
 
 use super::run::Run;
 use super::state::{CallRecord, CallStatus, FailureRecord, OpenCall, RunState, State};
+use crate::error::EffectOutcome;
 use crate::model::ToolCall;
-use crate::tool::EffectOutcome;
 
 impl Run<'_> {
     /// The run's state now; `open`: the calls of the last model response, when they are not

@@ -23,8 +23,8 @@ use super::call::Executed;
 use super::decision::{Decisions, Refusal, shared_ids};
 use super::repeats::FailedCall;
 use super::{AgentError, Effect, StopReason, ToolStats};
+use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::{Message, ToolCall, TrajectoryTurn, Usage};
-use crate::tool::{EffectOutcome, ToolFailure};
 
 /// The version of the state format this build reads and writes.
 const VERSION: u32 = 1;

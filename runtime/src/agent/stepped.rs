@@ -8,8 +8,8 @@ use tokio_util::sync::CancellationToken;
 use super::call::Progress;
 use super::run::Run;
 use super::steps::{ModelStep, StepError, StepExecutor, ToolStep};
+use crate::error::ToolFailure;
 use crate::model::{ModelError, ModelResponse, ToolCall};
-use crate::tool::ToolFailure;
 
 impl Run<'_> {
     /// The model call of `turn`, through `steps`, cancellable; `None` when it was cancelled.

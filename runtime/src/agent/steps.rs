@@ -1,8 +1,8 @@
 //! [`StepExecutor`]: where a run's steps run. The loop hands each model call ([`ModelStep`]) and
 //! each tool call ([`ToolStep`]) to an executor, which runs it — or, when it has a record of
 //! the step from an earlier attempt, returns the record instead. A durable executor (such as
-//! `reticent-restate`'s) journals each step, so a run cut off by a crash replays from its
-//! journal without calling the model or any tool again.
+//! `restate::Journal`, feature `restate`) journals each step, so a run cut off by a crash
+//! replays from its journal without calling the model or any tool again.
 //!
 //! Without an executor (`Agent::run`, `Agent::resume`) every step runs in process.
 
@@ -15,8 +15,8 @@ use tracing::Instrument;
 
 use super::Inner;
 use super::state::CallRecord;
+use crate::error::ToolFailure;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse, ToolCall};
-use crate::tool::ToolFailure;
 
 /// Where a run's steps run: each model call and each tool call of a run started with
 /// [`Agent::run_on`](crate::Agent::run_on) or [`Agent::resume_on`](crate::Agent::resume_on) is

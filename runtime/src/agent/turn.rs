@@ -11,9 +11,9 @@ use super::call::{Executed, Progress, execute};
 use super::run::Run;
 use super::state::{CallStatus, OpenCall};
 use super::{AgentError, AgentEvent, ToolFailureMode};
+use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
-use crate::tool::{ToolFailure, kinds};
 
 fn set_progress(slot: &Mutex<Progress>, progress: Progress) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;

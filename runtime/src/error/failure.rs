@@ -6,7 +6,7 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
-use super::{BoxError, RetryHint, chain};
+use super::{BoxError, EffectOutcome, RetryHint, chain};
 
 /// A tool failure that is not the model's fault: the model is told its kind only.
 ///
@@ -44,6 +44,8 @@ pub struct Failure {
     hint: Option<RetryHint>,
     fatal: bool,
     show_message: bool,
+    /// What the call that failed this way did, as far as the failure knows.
+    effect: EffectOutcome,
     /// The message the model is shown when the message is shown: for an `anyhow`/`eyre` chain,
     /// that of the error that gave the kind, never a context string.
     shown: ShownMessage,
@@ -75,6 +77,7 @@ impl Failure {
             hint: None,
             fatal: false,
             show_message: false,
+            effect: EffectOutcome::Failed,
             shown: ShownMessage::At(0),
         }
     }
@@ -87,6 +90,7 @@ impl Failure {
             hint: None,
             fatal: false,
             show_message: false,
+            effect: EffectOutcome::Failed,
             shown: ShownMessage::At(0),
         }
     }
@@ -99,6 +103,7 @@ impl Failure {
             hint: None,
             fatal: false,
             show_message: false,
+            effect: EffectOutcome::Failed,
             shown: ShownMessage::At(0),
         }
     }
@@ -164,6 +169,20 @@ impl Failure {
     pub fn show_message(mut self) -> Self {
         self.show_message = true;
         self
+    }
+
+    /// Says what the call that failed this way did: [`EffectOutcome::Applied`] for a tool that
+    /// finished its work and whose output could not be sent, [`EffectOutcome::Unknown`] for a
+    /// call cut off after it was sent elsewhere (an MCP server that went away).
+    pub(crate) fn with_effect(mut self, effect: EffectOutcome) -> Self {
+        self.effect = effect;
+        self
+    }
+
+    /// What the call that failed this way did ([`with_effect`](Self::with_effect)); a failure
+    /// that says nothing failed without taking effect.
+    pub(crate) fn effect(&self) -> EffectOutcome {
+        self.effect
     }
 
     /// Says which message the model may be shown.

@@ -1,18 +1,45 @@
-//! Tool errors and how they are disclosed: [`ToolError`], [`ArgumentError`], [`Failure`],
-//! [`Disclose`] and [`Disclosure`], and the one walk of an error's chain of sources.
+//! The disclosure rule — a failed tool tells the model less than it tells the caller — in one
+//! place: the errors a tool fails with, how each is classified, and the record the caller gets.
+//! The texts the model is shown are written by `crate::render`; the rules table is
+//! `docs/disclosure.md`.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `mod.rs` | [`ToolError`], what a tool fails with, and [`ToolError::model_text`], the one place that decides what the model is told |
+//! | `argument.rs` | [`ArgumentError`]: the model's own mistake, shown in full |
+//! | `failure.rs` | [`Failure`]: any other failure, shown by its kind only; how a type is named as a kind |
+//! | `disclose.rs` | [`Disclose`], [`Disclosure`], [`RetryHint`]: what an error type says of itself |
+//! | `classify.rs` | classifying a tool's error by its type, at compile time (the ranks the macro's call picks from) |
+//! | `report.rs` | classifying an `anyhow::Error`/`eyre::Report` by its chain (features `anyhow`, `eyre`) |
+//! | `chain.rs` | the one bounded walk of an error's chain of sources |
+//! | `tool_failure.rs` | [`ToolFailure`]: the caller's record of a failed call, what a [`ToolError`] becomes in it; [`kinds`] |
 
 use std::error::Error as StdError;
 
 mod argument;
 pub(crate) mod chain;
+pub(crate) mod classify;
 mod disclose;
 mod failure;
+#[cfg(any(feature = "anyhow", feature = "eyre"))]
+pub(crate) mod report;
+mod tool_failure;
 
 pub use argument::ArgumentError;
 pub use disclose::{Disclose, Disclosure, RetryHint};
 pub use failure::Failure;
 #[cfg(any(feature = "anyhow", feature = "eyre"))]
 pub(crate) use failure::ShownMessage;
+pub use tool_failure::{EffectOutcome, ToolFailure, kinds};
+
+/// What `#[derive(Disclose)]` writes without the features `anyhow` and `eyre`: nothing (see
+/// `report.rs`).
+#[cfg(not(any(feature = "anyhow", feature = "eyre")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_disclose {
+    ($ty:ty) => {};
+}
 
 /// A boxed error that can cross threads.
 pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;

@@ -26,11 +26,11 @@ use tokio::time::Instant;
 use super::blocking::{Blocked, run_blocking};
 use super::contain::{Contained, drop_contained, payload_message};
 use super::context::CallScope;
-use super::failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, kinds};
+use super::errors::{ToolPanicked, ToolTimedOut};
 use super::future::{InPlace, Step};
 use super::output::{AsText, AsValue, Encoding};
-use super::{OutputError, Tool, ToolContext, ToolFuture, text};
-use crate::error::ToolError;
+use super::{Tool, ToolContext, ToolFuture, text};
+use crate::error::{EffectOutcome, ToolError, ToolFailure, kinds};
 use crate::render;
 
 /// The arguments of a call, as the caller has them.
@@ -330,9 +330,12 @@ impl<'a> Call<'a, '_> {
             failure
         };
         match ending {
-            Ending::Error(error) => {
-                failure(tool_error(name, call_id, error, include_error_message))
-            }
+            Ending::Error(error) => failure(ToolFailure::from_tool_error(
+                name,
+                call_id,
+                error,
+                include_error_message,
+            )),
             Ending::Panicked(payload) => failure(panicked(name, call_id, payload_message(payload))),
             Ending::PanickedWhenStopped(limit, message) => {
                 let message = format!(
@@ -478,56 +481,6 @@ async fn wait<T>(
             Ok(result) => returned(result),
             Err(payload) => Err(Ending::Panicked(payload)),
         },
-    }
-}
-
-/// A failure the tool returned, classified.
-fn tool_error(
-    tool: &str,
-    call_id: &str,
-    error: ToolError,
-    include_error_message: bool,
-) -> ToolFailure {
-    let text = error.model_text(tool, include_error_message);
-    let kind = error.kind().to_owned();
-    let fatal = error.is_fatal();
-    let (error, effect, message_shown): (Arc<dyn std::error::Error + Send + Sync>, _, _) =
-        match error {
-            ToolError::Argument(error) => (Arc::new(error), EffectOutcome::Failed, false),
-            ToolError::Failed(failure) => {
-                let message_shown = include_error_message || failure.shows_message();
-                let error = failure.into_error();
-                let effect = if error.is::<OutputError>() {
-                    // The tool returned `Ok`: whatever it did, it did.
-                    EffectOutcome::Applied
-                } else if effect_unknown(&*error) {
-                    EffectOutcome::Unknown
-                } else {
-                    EffectOutcome::Failed
-                };
-                (error, effect, message_shown)
-            }
-        };
-    let mut failure = ToolFailure::new(tool, call_id, kind, error, text);
-    failure.fatal = fatal;
-    failure.effect = effect;
-    failure.message_shown = message_shown;
-    failure
-}
-
-/// Whether a failure left the call's effect unknown: an MCP server that went away or a call
-/// abandoned while the server had it.
-fn effect_unknown(error: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
-    #[cfg(feature = "mcp-client")]
-    {
-        error
-            .downcast_ref::<crate::mcp::McpCallError>()
-            .is_some_and(crate::mcp::McpCallError::effect_unknown)
-    }
-    #[cfg(not(feature = "mcp-client"))]
-    {
-        let _ = error;
-        false
     }
 }
 

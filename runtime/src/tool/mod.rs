@@ -1,6 +1,7 @@
 //! One tool call, end to end: the [`Tool`] trait and what a call is made of — its
-//! [`ToolDefinition`], its [`ToolContext`], decoding the arguments, running the tool under its
-//! time limit, classifying what went wrong and keeping the caller's record of it.
+//! [`ToolDefinition`], its [`ToolContext`], decoding the arguments, encoding the output, and
+//! running the tool under its time limit. What went wrong is classified, and the caller's
+//! record of it made, by the rules in `crate::error`.
 //!
 //! | file | holds |
 //! |---|---|
@@ -15,8 +16,6 @@
 //! | `text.rs` | decoding them straight from JSON text |
 //! | `output.rs` | splitting what a tool returned by its type, and encoding its output as JSON or text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
-//! | `classify.rs` | classifying a tool's error by its type, at compile time |
-//! | `report.rs` | classifying an `anyhow::Error`/`eyre::Report` by its chain (features `anyhow`, `eyre`) |
 //! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
 //! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
 //! | `pattern.rs` | the `pattern` keyword it checks, and the bounds on the work of a check |
@@ -25,7 +24,7 @@
 //! | `invoke.rs` | running one call: time limit, cancellation, panics |
 //! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
-//! | `failure.rs` | [`ToolFailure`], the caller's record of a failed call |
+//! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`], [`ToolTimedOut`], [`ToolPanicked`] |
 //! | `span.rs` | the `execute_tool` span |
 
 use std::sync::Arc;
@@ -35,12 +34,11 @@ mod args;
 mod blocking;
 mod body;
 mod checked;
-mod classify;
 mod constraints;
 mod contain;
 mod context;
 mod definition;
-mod failure;
+mod errors;
 mod future;
 mod invoke;
 mod no_result;
@@ -48,8 +46,6 @@ mod output;
 mod owned;
 mod pattern;
 mod progress;
-#[cfg(any(feature = "anyhow", feature = "eyre"))]
-mod report;
 mod schema;
 mod set;
 mod span;
@@ -59,7 +55,7 @@ mod validate;
 pub(crate) use context::CallScope;
 pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
-pub use failure::{EffectOutcome, ToolFailure, ToolPanicked, ToolTimedOut, UnknownTool, kinds};
+pub use errors::{ToolPanicked, ToolTimedOut, UnknownTool};
 pub use future::ToolFuture;
 pub use output::OutputError;
 pub use progress::LogLevel;
@@ -86,21 +82,12 @@ pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 pub(crate) use set::{ToolSet, ToolSetError};
 pub(crate) use span::{execute_span, record_failure};
 
-/// What `#[derive(Disclose)]` writes without the features `anyhow` and `eyre`: nothing (see
-/// `report.rs`).
-#[cfg(not(any(feature = "anyhow", feature = "eyre")))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __register_disclose {
-    ($ty:ty) => {};
-}
-
 /// The traits compile errors name; re-exported by `crate::rules`.
 pub(crate) mod rules {
     pub use super::args::{ToolParam, ToolParamSchema};
-    pub use super::classify::{DiscloseErrorType, ThreadSafeError, ToolErrorType};
     pub use super::output::{OutputIsNotAResult, OutputIsNotAnError, ToolOutput};
     pub use super::progress::{ProgressAmount, ProgressTotal};
+    pub use crate::error::classify::{DiscloseErrorType, ThreadSafeError, ToolErrorType};
 }
 
 /// What the macros' generated code uses; re-exported by `crate::__private`.
@@ -112,24 +99,26 @@ pub(crate) mod generated {
     pub use super::body::{
         DefinitionCell, Described, ToolBody, call, call_text, call_text_output, definition,
     };
-    pub use super::classify::{
-        Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
-        DiscloseTag, ErrorKind, ErrorTag, NotAnErrorKind, NotAnErrorTag, ThreadSafeError,
-        ToolErrorType,
-    };
     pub use super::output::{
         AsText, AsValue, Encoded, Encoding, ErrorOutput, ErrorOutputTag, NestedResultOutput,
         NestedResultTag, OutputAs, OutputIsNotAResult, OutputIsNotAnError, OutputProbe,
         PlainOutput, PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn,
         ValueTag,
     };
-    #[cfg(any(feature = "anyhow", feature = "eyre"))]
-    pub use super::report::{DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose, ReportRef};
     pub use super::schema::{
         ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,
         ResultOutputSchema,
     };
     pub use super::text::call_parsed;
+    pub use crate::error::classify::{
+        Classified, ClassifiedKind, ClassifiedTag, Classify, DiscloseErrorType, DiscloseKind,
+        DiscloseTag, ErrorKind, ErrorTag, NotAnErrorKind, NotAnErrorTag, ThreadSafeError,
+        ToolErrorType,
+    };
+    #[cfg(any(feature = "anyhow", feature = "eyre"))]
+    pub use crate::error::report::{
+        DiscloseEntry, DiscloseProbe, IsDisclose, NotDisclose, ReportRef,
+    };
 }
 
 pub(crate) use args::cut_too_deep;

@@ -8,7 +8,7 @@
 //! (&Returned::new(&returned)).reticent_split().split(returned)
 //! ```
 //!
-//! A `Result<T, E>` is split into its output `T` and its error `E`, which `classify.rs`
+//! A `Result<T, E>` is split into its output `T` and its error `E`, which `error/classify.rs`
 //! classifies; any other value is an output that cannot fail. The output is then checked by
 //! its type (`(&&&OutputProbe::new(&output)).reticent_output().encode(&output)`): a `Result`
 //! inside the tool's `Result`, or an output that is itself an error type, is a compile error at
@@ -24,7 +24,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::no_result;
-use crate::error::{Failure, ToolError};
+use crate::error::{EffectOutcome, Failure, ToolError};
 
 // ---- splitting what a tool returned --------------------------------------------------------
 
@@ -231,7 +231,9 @@ fn output_error(error: Option<serde_json::Error>) -> ToolError {
         Some(error) => OutputError(Repr::Serialize(error)),
         None => OutputError(Repr::HoldsResult),
     };
-    ToolError::Failed(Failure::new("OutputError", error).fatal())
+    // The tool returned `Ok`: whatever it did, it did.
+    let failure = Failure::new("OutputError", error).fatal();
+    ToolError::Failed(failure.with_effect(EffectOutcome::Applied))
 }
 
 /// An output as the text a client is shown: a string as it is, anything else as compact JSON.

@@ -5,7 +5,7 @@
 use tracing::Span;
 use tracing::field::Empty;
 
-use super::ToolFailure;
+use crate::error::ToolFailure;
 use crate::render;
 
 /// The span of the call `call_id` of `tool` (the name as the model sent it, cut to length).
@@ -38,7 +38,7 @@ pub(crate) fn record_failure(span: &Span, failure: &ToolFailure, record_content:
     }
     span.record("otel.status_code", "ERROR");
     span.record("error.type", failure.kind.as_str());
-    if failure.kind == super::kinds::ARGUMENT && !record_content {
+    if failure.kind == crate::error::kinds::ARGUMENT && !record_content {
         let path = failure
             .error
             .downcast_ref::<crate::ArgumentError>()

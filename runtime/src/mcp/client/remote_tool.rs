@@ -21,7 +21,7 @@ use super::child::ChildProcess;
 use super::error::{McpCallError, McpClientError, McpToolError};
 use super::notes::Routes;
 use super::unreadable::Marker;
-use crate::error::{ArgumentError, Failure, ToolError};
+use crate::error::{ArgumentError, EffectOutcome, Failure, ToolError};
 use crate::render;
 use crate::tool::{
     ArgumentValidator, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFuture,
@@ -309,7 +309,12 @@ impl RemoteTool {
     }
 
     fn failed(&self, error: McpCallError) -> ToolError {
-        ToolError::Failed(Failure::new(error.kind(), error))
+        let effect = if error.effect_unknown() {
+            EffectOutcome::Unknown
+        } else {
+            EffectOutcome::Failed
+        };
+        ToolError::Failed(Failure::new(error.kind(), error).with_effect(effect))
     }
 }
 

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use super::session::Session;
 use super::{FailureHook, Inner, McpServer, definition};
-use crate::tool::{Tool, ToolFailure, ToolSet, ToolSetError, Toolbox};
+use crate::error::ToolFailure;
+use crate::tool::{Tool, ToolSet, ToolSetError, Toolbox};
 
 /// Builds an [`McpServer`]. Start with [`McpServer::builder`].
 #[must_use = "call `.build()` to get a server"]

@@ -24,11 +24,12 @@ use tracing::Instrument;
 use super::McpServer;
 use super::definition::{self, Output};
 use super::session::{self, mcp_level};
+use crate::error::{ToolFailure, kinds};
 use crate::render;
 use crate::tool::{
     AsText, AsValue, CallArguments, CallScope, Deliver, Form, Forward, InPlace, Invocation,
-    Observer, Step, Tool, ToolFailure, ToolUpdate, UnknownTool, Updates, drive, execute_span,
-    kinds, record_failure, start,
+    Observer, Step, Tool, ToolUpdate, UnknownTool, Updates, drive, execute_span, record_failure,
+    start,
 };
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done

@@ -15,7 +15,8 @@ pub use builder::{BuildError, McpServerBuilder};
 pub use transport::ServeError;
 
 use self::session::Session;
-use crate::tool::{ToolFailure, ToolSet};
+use crate::error::ToolFailure;
+use crate::tool::ToolSet;
 
 /// An MCP server for a set of tools. Cheap to clone; one server serves any number of
 /// connections. Start with [`McpServer::builder`].

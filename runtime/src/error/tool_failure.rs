@@ -1,6 +1,6 @@
 //! [`ToolFailure`]: the caller's record of one failed call — the one shape every failure takes,
-//! in the agent loop and in the MCP server — and the errors a call can fail with before or
-//! around the tool itself (unknown tool, timeout, panic).
+//! in the agent loop and in the MCP server — what a tool's [`ToolError`] becomes in it, and the
+//! kinds the runtime gives the failures it finds itself.
 
 use std::error::Error as StdError;
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::format_duration;
+use super::ToolError;
 
 /// Everything about one failed tool call, for the caller.
 ///
@@ -71,6 +71,33 @@ impl ToolFailure {
         }
     }
 
+    /// The record of the call `call_id` of `tool`, which returned `error`: the text the model
+    /// is shown for it (with the error's message when `include_error_message`), its kind, and
+    /// the effect the error says the call had.
+    pub(crate) fn from_tool_error(
+        tool: &str,
+        call_id: &str,
+        error: ToolError,
+        include_error_message: bool,
+    ) -> Self {
+        let text = error.model_text(tool, include_error_message);
+        let kind = error.kind().to_owned();
+        let fatal = error.is_fatal();
+        let (error, effect, message_shown): (Arc<dyn StdError + Send + Sync>, _, _) = match error {
+            ToolError::Argument(error) => (Arc::new(error), EffectOutcome::Failed, false),
+            ToolError::Failed(failure) => {
+                let message_shown = include_error_message || failure.shows_message();
+                let effect = failure.effect();
+                (failure.into_error(), effect, message_shown)
+            }
+        };
+        let mut failure = Self::new(tool, call_id, kind, error, text);
+        failure.fatal = fatal;
+        failure.effect = effect;
+        failure.message_shown = message_shown;
+        failure
+    }
+
     /// The full error's message followed by its sources' (a source whose message the text
     /// already ends with is skipped), for logs the caller controls. The walk is bounded, and
     /// an error that panics or loops cannot crash or hang it.
@@ -117,32 +144,4 @@ pub mod kinds {
     pub const NOT_APPROVED: &str = "not_approved";
     /// The call was cut off when its run stopped, and the caller chose not to run it again.
     pub const INTERRUPTED: &str = "interrupted";
-}
-
-/// The model called a tool that is not registered.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("the model called the unknown tool `{name}`")]
-pub struct UnknownTool {
-    /// The name the model used.
-    pub name: String,
-}
-
-/// A tool call was stopped when its time ran out.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("the tool `{tool}` did not finish within {}", format_duration(*.limit))]
-pub struct ToolTimedOut {
-    /// The tool.
-    pub tool: String,
-    /// The time it was given.
-    pub limit: Duration,
-}
-
-/// A tool panicked; the payload is the panic message.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("the tool `{tool}` panicked: {payload}")]
-pub struct ToolPanicked {
-    /// The tool.
-    pub tool: String,
-    /// The panic message.
-    pub payload: String,
 }
