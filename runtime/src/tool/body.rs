@@ -40,7 +40,15 @@ pub trait ToolBody<A>: Tool + Sized {
 pub fn call<A, B: ToolBody<A>>(tool: &B, args: Value, cx: ToolContext) -> ToolFuture<'_> {
     let described = B::described();
     if described.checks() {
-        return checked(tool, described, args, cx, OutputAs::Value).decode(AsValue::from_encoded);
+        return checked(
+            tool,
+            start_any::<A, B>,
+            described,
+            args,
+            cx,
+            OutputAs::Value,
+        )
+        .decode(AsValue::from_encoded);
     }
     start(tool, args, cx, OutputAs::Value).decode(AsValue::from_encoded)
 }
@@ -54,7 +62,8 @@ pub fn call_text_output<A, B: ToolBody<A>>(
 ) -> ToolFuture<'_, String> {
     let described = B::described();
     if described.checks() {
-        return checked(tool, described, args, cx, OutputAs::Text).decode(AsText::from_encoded);
+        return checked(tool, start_any::<A, B>, described, args, cx, OutputAs::Text)
+            .decode(AsText::from_encoded);
     }
     start(tool, args, cx, OutputAs::Text).decode(AsText::from_encoded)
 }
@@ -72,7 +81,14 @@ pub fn call_text<'a, A, B: ToolBody<A>>(
     let described = B::described();
     if described.checks() {
         return match serde_json::from_str(text) {
-            Ok(args) => checked(tool, described, args, cx, OutputAs::Value),
+            Ok(args) => checked(
+                tool,
+                start_any::<A, B>,
+                described,
+                args,
+                cx,
+                OutputAs::Value,
+            ),
             Err(_) => return text::call_parsed::<dyn Tool>(tool, text, cx),
         }
         .decode(AsValue::from_encoded);
@@ -100,8 +116,9 @@ fn start<A, B: ToolBody<A>>(
     }
 }
 
-/// [`start`] for a tool given as `&dyn Any`, which is a `B`: what a check made on the blocking
-/// pool goes on with, so that the future that waits for it is written once, not per tool.
+/// [`start`] for a tool given as `&dyn Any`, which is a `B`: what a checked call goes on with,
+/// so that the check, and the future that waits for it on the blocking pool, are written once,
+/// not per tool.
 fn start_any<A, B: ToolBody<A>>(
     tool: &(dyn Any + Send + Sync),
     args: Value,
@@ -116,12 +133,13 @@ fn start_any<A, B: ToolBody<A>>(
 
 /// The call of a tool whose schema has constraints: `args` checked against them, in place, or,
 /// when the check may be costly, on the blocking pool inside the call's future (so that its
-/// time limit covers it); then the call goes on as [`start`]. Refused arguments are the call's
-/// argument error.
+/// time limit covers it); then the call goes on as `start` starts it. Refused arguments are the
+/// call's argument error. Not generic: written once for every tool.
 #[inline(never)]
-fn checked<'a, A, B: ToolBody<A>>(
-    tool: &'a B,
-    described: &'static Described,
+fn checked<'a>(
+    tool: &'a (dyn Any + Send + Sync),
+    start: Start,
+    described: &Described,
     args: Value,
     cx: ToolContext,
     as_: OutputAs,
@@ -129,9 +147,10 @@ fn checked<'a, A, B: ToolBody<A>>(
     match described.check(args) {
         Checked::Passed(args) => start(tool, args, cx, as_),
         Checked::Refused(error) => ToolFuture::ready(Err(error)),
-        Checked::Costly(validator, args) => {
-            costly(tool, start_any::<A, B>, validator, args, cx, as_)
-        }
+        Checked::Costly(validator, args) => ToolFuture::new(async move {
+            let args = validator.check_owned(args).await?;
+            start(tool, args, cx, as_).await
+        }),
     }
 }
 
@@ -142,22 +161,6 @@ type Start = for<'t> fn(
     ToolContext,
     OutputAs,
 ) -> ToolFuture<'t, Encoded>;
-
-/// A costly check of `args` on the blocking pool, then the call started by `start` when they
-/// pass. Written once for every tool.
-fn costly<'a>(
-    tool: &'a (dyn Any + Send + Sync),
-    start: Start,
-    validator: Arc<ArgumentValidator>,
-    args: Value,
-    cx: ToolContext,
-    as_: OutputAs,
-) -> ToolFuture<'a, Encoded> {
-    ToolFuture::new(async move {
-        let args = validator.check_owned(args).await?;
-        start(tool, args, cx, as_).await
-    })
-}
 
 /// What checking a call's arguments came to.
 enum Checked {
