@@ -27,8 +27,8 @@ use std::time::Duration;
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use reticent::{
-    ArgumentError, CancellationToken, LogLevel, Tool, ToolContext, ToolDefinition, ToolFailure,
-    ToolFuture,
+    ArgumentError, CancellationToken, Tool, ToolContext, ToolDefinition, ToolFailure,
+    tool::{LogLevel, ToolFuture},
 };
 use reticent_examples::support_desk::SupportDesk;
 use serde::Serialize;

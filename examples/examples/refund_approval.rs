@@ -26,8 +26,8 @@ use futures::future::BoxFuture;
 use restate_sdk::prelude::*;
 use reticent::restate::{Awaiting, Journal, Outcome, awaiting, decide};
 use reticent::{
-    Agent, AgentResult, Decisions, EffectOutcome, Message, Model, ModelError, ModelRequest,
-    ModelResponse, RunState, StopReason, ToolCall,
+    Agent, AgentResult, Decisions, Message, Model, ModelError, ModelRequest, ModelResponse,
+    RunState, StopReason, ToolCall, failures::EffectOutcome,
 };
 use reticent_examples::support_desk::SupportDesk;
 use serde_json::json;

@@ -20,8 +20,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reticent::{
-    Agent, AgentResult, EffectOutcome, Model, ModelResponse, ScriptedModel, ToolCall,
-    ToolFailureOptions, Usage,
+    Agent, AgentResult, Model, ModelResponse, ScriptedModel, ToolCall, ToolFailureOptions, Usage,
+    failures::EffectOutcome,
 };
 use serde_json::json;
 

@@ -9,7 +9,7 @@ mod refund_approval;
 use std::sync::Arc;
 
 use refund_approval::{Scripted, in_process, report};
-use reticent::{EffectOutcome, PendingReason, StopReason};
+use reticent::{StopReason, agent::PendingReason, failures::EffectOutcome};
 use reticent_examples::support_desk::SupportDesk;
 
 #[tokio::test]

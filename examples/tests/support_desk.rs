@@ -9,7 +9,7 @@ mod support_desk;
 
 use std::sync::Arc;
 
-use reticent::{EffectOutcome, ScriptedModel, StopReason};
+use reticent::{ScriptedModel, StopReason, failures::EffectOutcome};
 use support_desk::{
     GATEWAY_DSN, SECOND_REQUEST, SupportDesk, USER_REQUEST, agent, caller_side, ledger, model_side,
     report, script, script_after_failure,
@@ -245,4 +245,42 @@ async fn the_desk_completes_on_every_provider_against_llmock() {
             assert!(shown, "{name}: no request showed the model the failure");
         }
     }
+}
+
+/// The desk's tools under `reticent::testing`, as a user's CI would check them: what the model
+/// is shown for an error of the desk's own type, and the gateway's connection string, planted
+/// by the desk itself, in no channel the model reads while the caller has it.
+#[tokio::test]
+async fn the_leak_check_passes_on_the_desk() {
+    use reticent::Toolbox;
+    use reticent::testing::{LeakCheck, assert_model_sees};
+    use reticent_examples::support_desk::OrderError;
+
+    let tools = Arc::new(SupportDesk::new()).tools();
+    let lookup_order = tools
+        .iter()
+        .find(|t| t.definition().name == "lookup_order")
+        .expect("the desk has lookup_order");
+    assert_model_sees!(
+        &**lookup_order,
+        OrderError::Database(GATEWAY_DSN.into()),
+        "Tool 'lookup_order' failed with OrderError::Database"
+    );
+    assert_model_sees!(
+        &**lookup_order,
+        OrderError::NotFound("1042".into()),
+        "Invalid arguments for tool 'lookup_order': no order \"1042\"; order ids look like ORD-1042"
+    );
+
+    let report = LeakCheck::new(GATEWAY_DSN)
+        .toolbox(Arc::new(SupportDesk::new()))
+        .call("lookup_order", serde_json::json!({"order_id": "1042"}))
+        .call("charge_card", serde_json::json!({"order_id": "ORD-1042"}))
+        .run()
+        .await;
+    report.assert_no_leak();
+    assert_eq!(
+        report.caller_channels()[0],
+        "tool_failures[1] (charge_card)"
+    );
 }

@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use reticent::{
-    Agent, AgentResult, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, Tool,
-    ToolContext, ToolError,
+    Agent, AgentResult, Message, Model, ModelError, ModelRequest, ModelResponse, Tool,
+    ToolContext, ToolError, model::ModelEvent,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -7,7 +7,7 @@
 //! cargo bench -p reticent --bench dispatch_ratios
 //! ```
 
-use reticent::{ArgumentValidator, Tool, ToolContext};
+use reticent::{Tool, ToolContext, tool::ArgumentValidator};
 
 #[path = "support/booking.rs"]
 mod booking;

@@ -13,7 +13,7 @@
 use std::hint::black_box;
 
 use reticent::providers::__fuzz::{read_anthropic_stream, read_openai_stream};
-use reticent::{ModelError, ModelEvent};
+use reticent::{ModelError, model::ModelEvent};
 use serde_json::json;
 
 #[path = "support/paired.rs"]

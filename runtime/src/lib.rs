@@ -66,49 +66,7 @@
 //! # });
 //! ```
 //!
-//! # How failures are classified
-//!
-//! The wrapper `#[tool]` generates decides at compile time, from the error type — from the
-//! type, never from how it is written: `Result<T, E>`, `io::Result<T>`, an alias of `Result`
-//! and a `Result` renamed with `use … as` are the same `Result`, and its `E` is classified:
-//!
-//! | error type | the model sees |
-//! |---|---|
-//! | arguments that don't decode | `Invalid arguments for tool 'NAME': MESSAGE` |
-//! | [`ArgumentError`] | `Invalid arguments for tool 'NAME': MESSAGE` |
-//! | a [`Disclose`] variant marked `#[disclose(argument)]` | as `ArgumentError`, with its `Display` |
-//! | another [`Disclose`] variant | `Tool 'NAME' failed with Type::Variant` |
-//! | [`Failure::new("Kind", error)`](Failure::new) | `Tool 'NAME' failed with Kind` |
-//! | [`BoxError`] (`Box<dyn Error + Send + Sync>`) | `Tool 'NAME' failed with Error`; give it a kind with `Failure::new("Kind", boxed)` or return a concrete type |
-//! | any other `std::error::Error + Send + Sync + 'static` | `Tool 'NAME' failed with Type` |
-//! | `anyhow::Error`, `eyre::Report` (features `anyhow`, `eyre`) | what the first classified error of the chain, read from the outside in (a context value where its context stands), says: an argument error ([`ArgumentError`], [`ToolError::Argument`], a `#[disclose(argument)]` variant) with its own message alone, or the kind of a [`Failure`], [`ToolError::Failed`] or non-generic `#[derive(Disclose)]` error — and nothing inside that error, so an argument error inside a `Failure` is shown as the `Failure` is on its own; else `Tool 'NAME' failed with Error`. Context strings never reach the model |
-//! | anything else | a compile error that says what to return instead |
-//!
-//! A `Result` is never sent to the model as an output: a `Result` as the output of the tool's
-//! `Result`, or an output that is itself an error type, is a compile error at the return type;
-//! a `Result` deeper in an output (`Vec<Result<T, E>>`, a struct field) is refused when the
-//! output is encoded, as a fatal [`OutputError`] that holds nothing of the value. The rules
-//! a compile error can name are listed in [`rules`].
-//!
-//! With `include_error_message`, the model is also shown the error's message; for `anyhow` and
-//! `eyre`, the message of the error that gave the kind, never a context string. For `Error`,
-//! that of the root cause, and only when the walk of the chain reached it: a chain longer than
-//! the 32 errors the walk reads shows no message. `Option::context` (and eyre's
-//! `ContextCompat`) on a `None` does not wrap an error: its value becomes the error itself, the
-//! root cause of a chain of one, and the opt-in shows it as it shows the message of
-//! `anyhow!(..)` — write it as an error's message, not as a note for the caller.
-//!
-//! `Type` is the type's own name without its module path (`GatewayError`); a type named
-//! `Error` keeps its parent module (`io::Error`, `reqwest::Error`). `#[disclose(kind = "..")]`
-//! overrides it. Messages shown to the model are cut to a bounded length.
-//!
-//! Arguments that don't decode are the model's to correct, so their message is shown in full —
-//! with the argument's name and the path into it (``argument `address.zip`: ...``). That
-//! includes the messages of your own decoding code: a parameter's `deserialize_with`, a
-//! type's `try_from`, a hand-written `Deserialize`. So a parameter's decoding does no I/O and
-//! reads no server state: a message about a row, a file or a connection would reach the model.
-//! Decode the model's input there, and look things up in the tool's body, where its errors are
-//! classified by type.
+#![doc = include_str!("../../docs/disclosure.md")]
 //!
 //! # Where to go next
 //!
@@ -130,43 +88,38 @@
 #![forbid(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
 
-mod agent;
+pub mod agent;
 mod argument_field;
 mod error;
+pub mod failures;
 #[cfg(feature = "__http")]
 mod http_client;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-mod model;
+pub mod model;
 pub mod providers;
 mod render;
 #[cfg(feature = "restate")]
 pub mod restate;
 pub mod rules;
 mod secret;
-mod tool;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod tool;
 
-pub use error::{
-    ArgumentError, BoxError, Disclose, Disclosure, EffectOutcome, Failure, RetryHint, ToolError,
-    ToolFailure, kinds,
-};
+// The crate root holds what a first program names; the rest is one module deep: `agent`,
+// `model`, `tool`, and `failures` for the error types a caller downcasts a failure to.
+pub use error::{ArgumentError, Disclose, Disclosure, Failure, ToolError, ToolFailure};
 pub use secret::Secret;
-pub use tool::{
-    ArgumentValidator, LogLevel, OutputError, ParametersSchema, Tool, ToolAnnotations, ToolContext,
-    ToolDefinition, ToolFuture, ToolPanicked, ToolTimedOut, Toolbox, UnknownTool, ValidatorError,
-};
+pub use tool::{BuildError, Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
 
 pub use agent::{
-    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, BuildError, CallDigest, CallRecord,
-    Decision, Decisions, Effect, ErrorNotKept, ForbiddenAfterUntrusted, ModelStep, NotADigest,
-    NotApproved, NotRunAgain, PendingCall, PendingReason, PrerequisiteNotMet, ResumeError,
-    ResumeRefused, RunOptions, RunState, StepError, StepExecutor, StopReason, ToolFailureMode,
-    ToolFailureOptions, ToolStats, ToolStep, ToolsDisabled, Verdict,
+    Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, Decision, Decisions, ResumeError,
+    RunOptions, RunState, StopReason, ToolFailureMode, ToolFailureOptions,
 };
-pub use model::RetryPolicy;
 pub use model::{
-    Arguments, Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ReplayModel,
-    SchemaDialect, SchemaError, ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
+    Message, Model, ModelError, ModelRequest, ModelResponse, ReplayModel, SchemaDialect,
+    ScriptedModel, ToolCall, ToolResult, Trajectory, Usage,
 };
 
 pub use reticent_macros::{Disclose, tool, tools};

@@ -25,7 +25,7 @@
 //! `Result<T, E>`, `io::Result<T>`, an alias, a `Result` renamed with `use … as` — has its
 //! error classified; a `Result` anywhere deeper in an output (`Vec<Result<T, E>>`, a struct
 //! field) is refused when the output is encoded, as a fatal
-//! [`OutputError`](crate::OutputError).
+//! [`OutputError`](crate::failures::OutputError).
 //!
 //! The methods of these traits are not part of the public API.
 

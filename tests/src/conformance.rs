@@ -17,7 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use reticent::{Model, ModelError, ModelEvent, ModelRequest, ModelResponse, ToolCall, Usage};
+use reticent::{
+    Model, ModelError, ModelRequest, ModelResponse, ToolCall, Usage, model::ModelEvent,
+};
 use serde_json::Value;
 
 use crate::llmock::Llmock;

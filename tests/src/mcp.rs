@@ -1,5 +1,5 @@
 //! Serving tools over MCP in a test: an rmcp client connected to a server over an in-memory
-//! duplex that keeps every byte the client received, a failure hook that collects, the MCP
+//! duplex that keeps every byte the client received (`reticent::testing`'s), a failure hook that collects, the MCP
 //! Python SDK's virtual environment ([`python`]), a hostile server's answers
 //! ([`hostile`]), and the official conformance suite's server and baseline ([`conformance`]). Spans are recorded with [`capture_spans`](crate::spans::capture_spans).
 
@@ -8,68 +8,20 @@ pub mod example;
 pub mod hostile;
 pub mod python;
 
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use reticent::ToolFailure;
 use reticent::mcp::McpServer;
-use reticent::mcp::rmcp::ServiceExt;
 use reticent::mcp::rmcp::model::CallToolResult;
-use reticent::mcp::rmcp::service::{RoleClient, RoleServer, RunningService};
-use tokio::io::{AsyncRead, ReadBuf};
 
-/// A reader that keeps a copy of everything read through it.
-struct Tap<R> {
-    inner: R,
-    seen: Arc<Mutex<Vec<u8>>>,
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
-        let read = buf.filled()[before..].to_vec();
-        self.seen.lock().unwrap().extend_from_slice(&read);
-        poll
-    }
-}
-
-/// An rmcp client connected to a server, and everything it received on the wire.
-#[allow(missing_debug_implementations)] // rmcp's running services are not `Debug`
-pub struct Connection {
-    /// The client, ready to list and call tools.
-    pub client: RunningService<RoleClient, ()>,
-    received: Arc<Mutex<Vec<u8>>>,
-    /// Dropping the server's side closes the connection.
-    _server: RunningService<RoleServer, McpServer>,
-}
-
-impl Connection {
-    /// Every byte the server sent the client so far, as text.
-    pub fn received(&self) -> String {
-        String::from_utf8(self.received.lock().unwrap().clone()).expect("the wire is UTF-8")
-    }
-}
+/// An rmcp client connected to a server, and everything it received on the wire: the kit's.
+pub use reticent::testing::McpConnection as Connection;
 
 /// Serves `server` on one end of an in-memory duplex and connects rmcp's client to the other.
 pub async fn connect(server: McpServer) -> Connection {
-    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    let (read, write) = tokio::io::split(client_end);
-    let received = Arc::new(Mutex::new(Vec::new()));
-    let tap = Tap {
-        inner: read,
-        seen: Arc::clone(&received),
-    };
-    let (server, client) = tokio::join!(server.serve(server_end), ().serve((tap, write)));
-    Connection {
-        client: client.expect("the client completes the handshake"),
-        received,
-        _server: server.expect("the server completes the handshake"),
+    match Connection::connect(server).await {
+        Ok(connection) => connection,
+        Err(error) => panic!("{error}"),
     }
 }
 
@@ -107,33 +59,25 @@ impl Failures {
 }
 
 /// Fails if `canary` is anywhere the model could have seen it: the transcript, the trajectory
-/// (as JSON), every request the model was sent, and what each failure showed it.
+/// (as JSON), every request the model was sent and the body each provider would send for it,
+/// and what each failure showed it (`reticent::testing::LeakReport::of_run`).
 pub fn assert_model_never_saw(
     canary: &str,
     result: &reticent::AgentResult,
     model: &reticent::ScriptedModel,
 ) {
-    let messages = format!("{:?}", result.messages);
+    let report = reticent::testing::LeakReport::of_run(canary, result, model);
+    let leaks = report.leaks();
     assert!(
-        !messages.contains(canary),
-        "the transcript has {canary}: {messages}"
+        leaks.is_empty(),
+        "the model could read {canary}:\n{}",
+        leaks
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
-    let trajectory = serde_json::to_string(&result.trajectory).expect("a trajectory is JSON");
-    assert!(
-        !trajectory.contains(canary),
-        "the trajectory has {canary}: {trajectory}"
-    );
-    let requests = format!("{:?}", model.requests());
-    assert!(
-        !requests.contains(canary),
-        "a model request has {canary}: {requests}"
-    );
-    for failure in &result.tool_failures {
-        assert!(
-            !failure.shown_to_model.contains(canary),
-            "the model was shown {canary}: {failure:#?}"
-        );
-    }
+    assert!(report.model_channels().contains(&"trajectory"));
 }
 
 /// Whether the process `pid` has ended: it is gone, or a zombie (exited, not yet reaped).

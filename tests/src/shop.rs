@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reticent::{
-    Effect, EffectOutcome, Message, ModelResponse, PendingCall, Tool, ToolCall, ToolContext,
-    ToolDefinition, ToolFuture,
+    Message, ModelResponse, Tool, ToolCall, ToolContext, ToolDefinition,
+    agent::{Effect, PendingCall},
+    failures::EffectOutcome,
+    tool::ToolFuture,
 };
 use serde_json::json;
 use tokio::sync::Notify;

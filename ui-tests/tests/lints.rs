@@ -46,8 +46,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use reticent::{
-    ArgumentError, Disclose, Disclosure, Failure, RetryHint, Secret, Tool, ToolContext, ToolError,
-    Toolbox,
+    ArgumentError, Disclose, Disclosure, Failure, Secret, Tool, ToolContext, ToolError, Toolbox,
+    failures::RetryHint,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -59,12 +59,12 @@ pub(crate) fn derive(input: &Input<'_>) -> TokenStream {
         let arms = policies.iter().map(|(pattern, hint, _)| match hint {
             Some(hint) => {
                 let hint = syn::Ident::new(hint, proc_macro2::Span::call_site());
-                quote!(#pattern => ::core::option::Option::Some(::reticent::RetryHint::#hint),)
+                quote!(#pattern => ::core::option::Option::Some(::reticent::failures::RetryHint::#hint),)
             }
             None => quote!(#pattern => ::core::option::Option::None,),
         });
         quote! {
-            fn retry_hint(&self) -> ::core::option::Option<::reticent::RetryHint> {
+            fn retry_hint(&self) -> ::core::option::Option<::reticent::failures::RetryHint> {
                 #[allow(unreachable_patterns)]
                 match self { #(#arms)* }
             }

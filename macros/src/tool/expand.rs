@@ -8,6 +8,17 @@ use syn::{Ident, ItemFn};
 
 use super::ast::{Output, Param, ToolFn, unraw};
 
+/// The traits a tool's error is classified by, first choice first, as `reticent`'s
+/// `error/classify.rs` ranks them (`ClassifiedKind` for `&&&Classify<E>`, ... `NotAnErrorKind`
+/// for `Classify<E>`): the call is written with one `&` per rank. A test there reads this list
+/// and fails when the two disagree.
+const CLASSIFY_RANKS: [&str; 4] = [
+    "ClassifiedKind",
+    "DiscloseKind",
+    "ErrorKind",
+    "NotAnErrorKind",
+];
+
 /// `#[tool]` on a free function, without mistakes: the function, its struct and the struct's
 /// `Tool` impl.
 pub(crate) fn free_fn(item: &ItemFn, tool: &ToolFn<'_>) -> TokenStream {
@@ -265,9 +276,9 @@ pub(crate) fn tool_impl(
     // build and poll. An async one runs when its future is polled.
     let run = |body: TokenStream| {
         if tool.sig.asyncness.is_some() {
-            quote!(::reticent::ToolFuture::new(async move { #body }))
+            quote!(::reticent::tool::ToolFuture::new(async move { #body }))
         } else {
-            quote!(::reticent::ToolFuture::ready({ #body }))
+            quote!(::reticent::tool::ToolFuture::ready({ #body }))
         }
     };
     // A sync tool's body runs on the caller's thread when it is called: say so, so that a time
@@ -343,7 +354,7 @@ pub(crate) fn tool_impl(
                 __arguments: #arguments_ty,
                 __cx: ::reticent::ToolContext,
                 __output_as: ::reticent::__private::OutputAs,
-            ) -> ::reticent::ToolFuture<'_, ::reticent::__private::Encoded> {
+            ) -> ::reticent::tool::ToolFuture<'_, ::reticent::__private::Encoded> {
                 #body
             }
 
@@ -391,7 +402,7 @@ pub(crate) fn tool_impl(
                 &self,
                 __args: ::reticent::__private::serde_json::Value,
                 __cx: ::reticent::ToolContext,
-            ) -> ::reticent::ToolFuture<'_> {
+            ) -> ::reticent::tool::ToolFuture<'_> {
                 ::reticent::__private::call(self, __args, __cx)
             }
 
@@ -399,7 +410,7 @@ pub(crate) fn tool_impl(
                 &self,
                 __text: &::core::primitive::str,
                 __cx: ::reticent::ToolContext,
-            ) -> ::reticent::ToolFuture<'_> {
+            ) -> ::reticent::tool::ToolFuture<'_> {
                 ::reticent::__private::call_text(self, __text, __cx)
             }
 
@@ -407,7 +418,7 @@ pub(crate) fn tool_impl(
                 &self,
                 __args: ::reticent::__private::serde_json::Value,
                 __cx: ::reticent::ToolContext,
-            ) -> ::reticent::ToolFuture<'_, ::std::string::String> {
+            ) -> ::reticent::tool::ToolFuture<'_, ::std::string::String> {
                 ::reticent::__private::call_text_output(self, __args, __cx)
             }
         }
@@ -497,11 +508,17 @@ fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
         args.set_span(*err_last);
         quote_spanned!(*err_first=> ::std::boxed::Box::new #args)
     };
+    // One `&` per rank: the call starts at the first choice and derefs down to the first
+    // rank the error's type has.
+    let refs = CLASSIFY_RANKS
+        .iter()
+        .map(|_| quote_spanned!(*err_first=> &));
     let classify = quote_spanned! {*err_first=>
-        (&&&&::reticent::__private::Classify::new(&__error))
+        (#(#refs)* ::reticent::__private::Classify::new(&__error))
             .reticent_kind()
             .classify(#boxed)
     };
+    let ranks = CLASSIFY_RANKS.iter().map(|rank| format_ident!("{rank}"));
     Some(quote! {
         impl #self_ty {
             #[doc(hidden)]
@@ -511,9 +528,10 @@ fn finish_fn(tool: &ToolFn<'_>, self_ty: &TokenStream) -> Option<TokenStream> {
                 __output_as: ::reticent::__private::OutputAs,
             ) -> ::core::result::Result<::reticent::__private::Encoded, ::reticent::ToolError> {
                 #[allow(unused_imports)]
+                use ::reticent::__private::{#(#ranks as _,)*};
+                #[allow(unused_imports)]
                 use ::reticent::__private::{
-                    ClassifiedKind as _, DiscloseKind as _, ErrorKind as _, ErrorOutput as _,
-                    NestedResultOutput as _, NotAnErrorKind as _, PlainOutput as _,
+                    ErrorOutput as _, NestedResultOutput as _, PlainOutput as _,
                     ResultReturn as _, ValueReturn as _,
                 };
                 // A value that is not a `Result` splits into `Result<T, Infallible>`.

@@ -33,7 +33,7 @@ pub(crate) fn free_fn(error: syn::Error, item: &ItemFn, tool: &ToolFn<'_>) -> To
                 &self,
                 _: ::reticent::__private::serde_json::Value,
                 _: ::reticent::ToolContext,
-            ) -> ::reticent::ToolFuture<'_> {
+            ) -> ::reticent::tool::ToolFuture<'_> {
                 ::core::unreachable!()
             }
         }

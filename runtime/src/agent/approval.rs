@@ -13,9 +13,9 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-use super::BuildError;
 use super::digest::CallDigest;
 use crate::model::ToolCall;
+use crate::tool::BuildError;
 use crate::tool::{Tool, ToolSet};
 
 /// A predicate over a call's arguments: `true` when the call needs approval.

@@ -7,77 +7,7 @@ use super::call_limit::DEFAULT_MAX_CALLS_PER_TURN;
 use super::gates::Rules;
 use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
 use crate::model::{Model, RetryPolicy};
-use crate::tool::{Tool, ToolSet, ToolSetError, Toolbox};
-
-/// Why [`AgentBuilder::build`] refused the configuration.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// Two tools have the same name.
-    #[error("two tools are named `{name}`; tool names must be unique")]
-    DuplicateTool {
-        /// The name.
-        name: String,
-    },
-    /// A tool's name does not match `^[a-zA-Z0-9_-]{1,64}$`.
-    #[error("the tool name `{name}` is invalid: names must match ^[a-zA-Z0-9_-]{{1,64}}$")]
-    InvalidToolName {
-        /// The name.
-        name: String,
-    },
-    /// A tool's parameter schema is not an object schema.
-    #[error("the parameters of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`")]
-    InvalidSchema {
-        /// The tool's name.
-        name: String,
-    },
-    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
-    /// (see [`ArgumentValidator`](crate::ArgumentValidator)): a `pattern` that is not a regular
-    /// expression, a `$ref` to nothing.
-    #[error("the parameters of tool `{name}` cannot be checked against their schema: {reason}")]
-    UncheckableSchema {
-        /// The tool's name.
-        name: String,
-        /// What is wrong with the schema.
-        reason: String,
-    },
-    /// A rule names a tool that is not registered.
-    #[error(
-        "{rule} names the tool `{name}`, which is not registered{}",
-        hint(known)
-    )]
-    UnknownTool {
-        /// The unknown name.
-        name: String,
-        /// The rule that names it, like `require("ship_order", "charge_card")`.
-        rule: String,
-        /// The registered tools.
-        known: Vec<String>,
-    },
-    /// A tool's parameter schema cannot be expressed in the schema dialect the model
-    /// accepts (see [`Model::schema_dialect`]).
-    #[error("the parameters of tool `{tool}` cannot be sent to this model: {reason}")]
-    UnsupportedSchema {
-        /// The tool's name.
-        tool: String,
-        /// What the model's dialect cannot express, and where.
-        reason: String,
-    },
-    /// A limit was set to zero.
-    #[error("`{setting}` must be at least 1")]
-    ZeroLimit {
-        /// The setting.
-        setting: &'static str,
-    },
-}
-
-fn hint(known: &[String]) -> String {
-    if known.is_empty() {
-        "; no tools are registered".into()
-    } else {
-        format!("; the tools are: {}", known.join(", "))
-    }
-}
+use crate::tool::{BuildError, Tool, ToolSet, Toolbox};
 
 /// Builds an [`Agent`]. Start with [`Agent::builder`].
 #[must_use = "call `.build()` to get an agent"]
@@ -363,7 +293,7 @@ impl AgentBuilder {
                 setting: "max_calls_per_turn",
             });
         }
-        let mut tools = ToolSet::new(self.tools).map_err(BuildError::from)?;
+        let mut tools = ToolSet::new(self.tools)?;
         // converted once here, so a schema the model cannot take is refused now
         let definitions = tools
             .convert(self.model.schema_dialect())
@@ -396,16 +326,5 @@ impl AgentBuilder {
                 turn_retry,
             }),
         })
-    }
-}
-
-impl From<ToolSetError> for BuildError {
-    fn from(error: ToolSetError) -> Self {
-        match error {
-            ToolSetError::Duplicate(name) => Self::DuplicateTool { name },
-            ToolSetError::InvalidName(name) => Self::InvalidToolName { name },
-            ToolSetError::NotAnObjectSchema(name) => Self::InvalidSchema { name },
-            ToolSetError::Uncheckable { name, reason } => Self::UncheckableSchema { name, reason },
-        }
     }
 }

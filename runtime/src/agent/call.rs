@@ -2,7 +2,7 @@
 //! `execute_tool` span and says how it ended ([`Executed`]); [`Progress`] is how far each call
 //! of a turn got, for the ledger, a saved state and the results in call order.
 
-use std::sync::Arc;
+use std::borrow::Cow;
 use std::time::Duration;
 
 use futures::channel::mpsc::Sender;
@@ -10,13 +10,12 @@ use tracing::Instrument;
 
 use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
-use crate::LogLevel;
-use crate::error::{EffectOutcome, ToolFailure, kinds};
+use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
-use crate::render;
+use crate::tool::LogLevel;
 use crate::tool::{
-    AsValue, CallArguments, CallScope, Forward, Invocation, Observer, UnknownTool, drive,
-    execute_span, invoke, record_failure,
+    AsValue, CallArguments, CallScope, Forward, Invocation, Observer, drive, execute_span,
+    into_text, invoke, record_failure, unknown_tool,
 };
 
 /// How one call ended.
@@ -72,22 +71,15 @@ pub(super) async fn execute(
         (Some(refusal), _) => Err(refusal),
         (None, None) => {
             let available: Vec<&str> = inner.definitions.iter().map(|d| d.name.as_str()).collect();
-            Err(ToolFailure::new(
-                &call.name,
-                &call.id,
-                kinds::UNKNOWN_TOOL,
-                Arc::new(UnknownTool {
-                    name: call.name.clone(),
-                }),
-                render::unknown_tool(&call.name, &available),
-            ))
+            Err(unknown_tool(&call.name, &call.id, &available))
         }
         (None, Some((name, tool))) => {
             // Arguments that arrived as text are decoded straight from it (text that is not
             // JSON is an argument error, which `call_text` returns).
+            // The caller's record of a failure holds the arguments.
             let arguments = match call.arguments.text() {
-                Some(text) => CallArguments::Text(text),
-                None => CallArguments::Borrowed(call.arguments.value()),
+                Some(text) => CallArguments::text(text, true),
+                None => CallArguments::value(Cow::Borrowed(call.arguments.value()), true),
             };
             // A stream gets every report; the span gets events when it is enabled.
             let forward = Forward {
@@ -116,7 +108,7 @@ pub(super) async fn execute(
                 }
                 None => run.await,
             }
-            .map(content)
+            .map(into_text)
         }
     };
     let elapsed = start.elapsed();
@@ -129,12 +121,4 @@ pub(super) async fn execute(
         Err(failure) => record_failure(&span, failure, inner.record_content),
     }
     Executed { outcome, elapsed }
-}
-
-/// A tool's output as the model is shown it: a string as it is, anything else as JSON.
-pub(super) fn content(output: serde_json::Value) -> String {
-    match output {
-        serde_json::Value::String(text) => text,
-        other => other.to_string(),
-    }
 }

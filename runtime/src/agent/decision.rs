@@ -167,7 +167,7 @@ impl<'de> Visitor<'de> for DecisionVisitor {
 /// [`Decision`]):
 ///
 /// ```
-/// use reticent::{Agent, Decisions, ModelResponse, ScriptedModel, ToolCall, Verdict};
+/// use reticent::{Agent, Decisions, ModelResponse, ScriptedModel, ToolCall, agent::Verdict};
 /// use serde_json::json;
 ///
 /// /// Refund an order.

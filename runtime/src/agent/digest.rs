@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 /// at every depth, strings and numbers as `serde_json` writes them. The same call in another
 /// key order has the same digest; another tool, or any other argument value, has another.
 ///
-/// A [`Decision`](crate::Decision) made from a [`PendingCall`](crate::PendingCall) carries the
+/// A [`Decision`](crate::Decision) made from a [`PendingCall`](crate::agent::PendingCall) carries the
 /// call's digest, and [`Agent::resume`](crate::Agent::resume) refuses it for a call whose digest
 /// differs: an approval holds for the call the person saw, not for whatever a stored state
 /// later says waits under its id.
@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 /// It reads and writes as 64 lowercase hexadecimal digits (uppercase is read too).
 ///
 /// ```
-/// use reticent::CallDigest;
+/// use reticent::agent::CallDigest;
 /// use serde_json::json;
 ///
 /// let digest = CallDigest::of("issue_refund", &json!({"order_id": "ORD-7", "amount_cents": 4500}));

@@ -4,9 +4,9 @@ use futures::SinkExt;
 use futures::channel::mpsc::Sender;
 
 use super::{AgentError, AgentResult};
-use crate::LogLevel;
 use crate::error::ToolFailure;
 use crate::model::{ModelError, ModelResponse, ToolCall};
+use crate::tool::LogLevel;
 use crate::tool::{Deliver, ToolUpdate};
 
 /// What happens during a run, as it happens (see [`Agent::run_stream`](crate::Agent::run_stream)).
@@ -40,7 +40,7 @@ pub enum AgentEvent {
     /// [`ToolCallRequested`](Self::ToolCallRequested)s); its events start over after this one.
     ///
     /// Sent before the wait, so a UI can say so at once. The retry uses the model's
-    /// [`RetryPolicy`](crate::RetryPolicy) and budget (see
+    /// [`RetryPolicy`](crate::model::RetryPolicy) and budget (see
     /// [`AgentBuilder::retry_broken_turns`](crate::AgentBuilder::retry_broken_turns)). The
     /// broken attempt leaves nothing in the transcript, the trajectory or the usage: a turn
     /// is one assistant message, and its usage is that of the attempt that completed (a

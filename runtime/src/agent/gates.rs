@@ -7,11 +7,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::BuildError;
 use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall};
 use crate::render;
-use crate::tool::ToolSet;
+use crate::tool::{BuildError, ToolSet};
 
 /// The rules, checked against the registered tools when the agent is built.
 #[derive(Debug, Default)]

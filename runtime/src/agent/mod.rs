@@ -4,7 +4,7 @@
 //! | file | holds |
 //! |---|---|
 //! | `mod.rs` | [`Agent`] and its ways to run |
-//! | `builder.rs` | [`AgentBuilder`], [`BuildError`] |
+//! | `builder.rs` | [`AgentBuilder`] |
 //! | `call_limit.rs` | the most tool calls one response may ask for (`max_calls_per_turn`) |
 //! | `policy.rs` | [`ToolFailureMode`], [`ToolFailureOptions`] |
 //! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`] |
@@ -36,7 +36,7 @@ use futures::Stream;
 use crate::model::Model;
 use crate::tool::{ToolDefinition, ToolSet};
 
-mod approval;
+pub(crate) mod approval;
 mod builder;
 mod call;
 mod call_ids;
@@ -44,7 +44,7 @@ mod call_limit;
 mod decision;
 mod digest;
 mod event;
-mod gates;
+pub(crate) mod gates;
 mod ledger;
 mod policy;
 mod record;
@@ -54,25 +54,23 @@ mod resume;
 mod run;
 mod save;
 mod spans;
-mod state;
+pub(crate) mod state;
 mod stats;
 mod stepped;
 mod steps;
-mod turn;
+pub(crate) mod turn;
 
-pub use approval::{NotApproved, NotRunAgain, PendingCall, PendingReason};
-pub use builder::{AgentBuilder, BuildError};
+pub use approval::{PendingCall, PendingReason};
+pub use builder::AgentBuilder;
 pub use decision::{Decision, Decisions, Verdict};
 pub use digest::{CallDigest, NotADigest};
 pub use event::AgentEvent;
-pub use gates::{ForbiddenAfterUntrusted, PrerequisiteNotMet};
 pub use ledger::Effect;
 pub use policy::{ToolFailureMode, ToolFailureOptions};
 pub use result::{AgentError, AgentResult, RunOptions, StopReason};
-pub use state::{CallRecord, ErrorNotKept, ResumeError, ResumeRefused, RunState};
+pub use state::{CallRecord, ResumeError, RunState};
 pub use stats::ToolStats;
 pub use steps::{ModelStep, StepError, StepExecutor, ToolStep};
-pub use turn::ToolsDisabled;
 
 /// An agent: a model, its tools and the policies that govern a run. Cheap to clone; one agent
 /// can serve many concurrent runs.

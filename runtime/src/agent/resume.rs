@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tracing::Instrument;
 
 use super::approval::{NotApproved, NotRunAgain};
-use super::call::{Executed, content};
+use super::call::Executed;
 use super::decision::{Decision, Decisions, Verdict};
 use super::gates::{Gates, Taint};
 use super::ledger::Ledger;
@@ -22,6 +22,7 @@ use super::{AgentError, AgentResult, Inner, RunOptions, spans};
 use crate::error::{EffectOutcome, ToolFailure, kinds};
 use crate::model::{Message, ModelRequest, ToolCall};
 use crate::render;
+use crate::tool::text_of;
 
 pub(super) async fn resume(
     inner: Arc<Inner>,
@@ -173,7 +174,7 @@ fn decided(open: &OpenCall, decision: Option<&Decision>) -> Option<Executed> {
         ))),
         // Checked: only a call whose effect was unknown can be applied.
         (_, Some(Verdict::Applied(output))) => Some(Executed {
-            outcome: Ok(content(output.clone())),
+            outcome: Ok(text_of(output).into_owned()),
             elapsed: std::time::Duration::ZERO,
         }),
     }

@@ -301,7 +301,7 @@ pub(super) enum CallStatus {
 /// What a run keeps of one finished tool call: what the model is shown, and whether and how it
 /// failed — never the failure's full error.
 ///
-/// A [`StepExecutor`](crate::StepExecutor) journals it for each tool call and hands it back
+/// A [`StepExecutor`](crate::agent::StepExecutor) journals it for each tool call and hands it back
 /// when the call is replayed. It serializes with serde; its fields are the run's business.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
@@ -344,7 +344,7 @@ impl CallRecord {
     }
 
     /// Whether an earlier attempt started the call and never recorded how it ended (see
-    /// [`ToolStep::interrupted`](crate::ToolStep::interrupted)).
+    /// [`ToolStep::interrupted`](crate::agent::ToolStep::interrupted)).
     pub fn is_interrupted(&self) -> bool {
         self.interrupted
     }

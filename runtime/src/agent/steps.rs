@@ -25,7 +25,7 @@ use crate::model::{Model, ModelError, ModelRequest, ModelResponse, ToolCall};
 ///
 /// What an executor records is what the model saw: a model step's response, and a tool
 /// step's [`CallRecord`] (the text the model is shown, never a withheld error message). A
-/// failed call replayed from a record carries [`ErrorNotKept`](crate::ErrorNotKept) in place of
+/// failed call replayed from a record carries [`ErrorNotKept`](crate::failures::ErrorNotKept) in place of
 /// its full error, which was reported where the call ran.
 ///
 /// A run makes its steps in the same order whenever it is given the same results, so a journal
@@ -35,8 +35,8 @@ use crate::model::{Model, ModelError, ModelRequest, ModelResponse, ToolCall};
 /// ```
 /// use futures::future::BoxFuture;
 /// use reticent::{
-///     Agent, CallRecord, ModelResponse, ModelStep, RunOptions, ScriptedModel, StepError,
-///     StepExecutor, ToolStep,
+///     Agent, ModelResponse, RunOptions, ScriptedModel,
+///     agent::{CallRecord, ModelStep, StepError, StepExecutor, ToolStep},
 /// };
 ///
 /// /// Runs every step in process, and says what it runs.
@@ -205,7 +205,7 @@ impl ToolStep {
 
     /// The record of a call an earlier attempt started and never recorded the end of: its
     /// effect is unknown. The run does not tell the model anything about it; it stops, with
-    /// the call pending ([`PendingReason::Unknown`](crate::PendingReason::Unknown)), once the
+    /// the call pending ([`PendingReason::Unknown`](crate::agent::PendingReason::Unknown)), once the
     /// other calls of its turn have finished, for the caller to reconcile.
     pub fn interrupted(self) -> CallRecord {
         CallRecord::interrupted()

@@ -16,6 +16,10 @@
 //! 3. any other `std::error::Error`, named by its type; it must be `Send + Sync + 'static`;
 //! 4. anything else, which cannot be a tool's error.
 //!
+//! The ranks are the impls below, one `&` apart; the macro writes its call with one `&` per
+//! rank, from its list `CLASSIFY_RANKS` (`macros/src/tool/expand.rs`), and a test here fails
+//! when that list and these impls disagree.
+//!
 //! Tags 3 and 4 take the error as a trait object: a type that does not qualify fails to
 //! compile where the box is made — in the tool's crate, at its error type — with the message of
 //! [`ThreadSafeError`] or [`ToolErrorType`], never inside this crate.
@@ -217,3 +221,68 @@ pub trait DiscloseErrorType {
 
 #[diagnostic::do_not_recommend]
 impl<E: StdError + Send + Sync + 'static> DiscloseErrorType for E {}
+
+#[cfg(test)]
+mod tests {
+    /// The ranks as this file defines them: each `…Kind` trait, by the number of `&` before
+    /// `Classify<E>` in its impl, first choice (most `&`) first.
+    fn ranks_here() -> Vec<(usize, String)> {
+        let mut ranks: Vec<(usize, String)> = include_str!("classify.rs")
+            .lines()
+            .filter_map(|line| {
+                let (head, target) = line.strip_prefix("impl<E")?.split_once(" for ")?;
+                let refs = target.strip_suffix("Classify<E> {}")?;
+                if !refs.chars().all(|c| c == '&') {
+                    return None;
+                }
+                let name = head.rsplit(' ').next()?;
+                Some((refs.len(), name.to_owned()))
+            })
+            .collect();
+        ranks.sort_by_key(|rank| std::cmp::Reverse(rank.0));
+        ranks
+    }
+
+    /// The ranks as the macro writes its call: its `CLASSIFY_RANKS`, one `&` each.
+    fn ranks_in_the_macro() -> Vec<String> {
+        let source = include_str!("../../../macros/src/tool/expand.rs");
+        let (_, list) = source
+            .split_once("const CLASSIFY_RANKS")
+            .expect("the macro names its ranks in CLASSIFY_RANKS");
+        let (_, list) = list.split_once("= [").expect("a list of names");
+        let (list, _) = list.split_once(']').expect("a list of names");
+        list.split(',')
+            .map(|name| name.trim().trim_matches('"').to_owned())
+            .filter(|name| !name.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn the_macro_writes_the_ranks_this_file_defines_in_the_same_order() {
+        let here = ranks_here();
+        let refs: Vec<usize> = here.iter().map(|(refs, _)| *refs).collect();
+        let count = here.len();
+        assert_eq!(
+            refs,
+            (0..count).rev().collect::<Vec<_>>(),
+            "one rank per number of `&`, from {} down to none",
+            count - 1
+        );
+        let names: Vec<String> = here.into_iter().map(|(_, name)| name).collect();
+        assert_eq!(
+            names,
+            [
+                "ClassifiedKind",
+                "DiscloseKind",
+                "ErrorKind",
+                "NotAnErrorKind"
+            ],
+            "the ranks this file defines"
+        );
+        assert_eq!(
+            ranks_in_the_macro(),
+            names,
+            "macros/src/tool/expand.rs's CLASSIFY_RANKS must list this file's ranks, first choice first"
+        );
+    }
+}

@@ -124,7 +124,7 @@ impl Failure {
     ///
     /// assert_eq!(Failure::type_kind::<std::io::Error>(), "io::Error");
     /// assert_eq!(Failure::type_kind::<Box<std::fmt::Error>>(), "fmt::Error");
-    /// assert_eq!(Failure::type_kind::<reticent::BoxError>(), "Error");
+    /// assert_eq!(Failure::type_kind::<reticent::failures::BoxError>(), "Error");
     /// ```
     pub fn type_kind<E: ?Sized>() -> Cow<'static, str> {
         short_type_name(std::any::type_name::<E>())

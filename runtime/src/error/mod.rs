@@ -120,13 +120,10 @@ impl ToolError {
 
     /// The text the model is shown for this error when it came from the tool `tool`.
     ///
-    /// This is the one place that decides what a tool error may tell the model:
-    ///
-    /// | error | text |
-    /// |---|---|
-    /// | [`ToolError::Argument`] | `Invalid arguments for tool 'NAME': MESSAGE` |
-    /// | [`ToolError::Failed`] | `Tool 'NAME' failed with KIND` |
-    /// | [`ToolError::Failed`], `include_error_message` | `Tool 'NAME' failed with KIND: MESSAGE` |
+    /// This is the one place that decides what a tool error may tell the model: an
+    /// [`ToolError::Argument`] in full, a [`ToolError::Failed`] by its kind, with its message
+    /// only when `include_error_message` (or [`Failure::show_message`]) says so — the rules of
+    /// [How failures are classified](crate#how-failures-are-classified).
     ///
     /// Messages are cut to a bounded length, so an argument the model sent is never echoed
     /// back whole.

@@ -30,17 +30,14 @@
 //!
 //! # What the client is shown
 //!
-//! A tool call is run by the same code as a call in the agent loop, and every failure text
-//! is written by the same code as the loop's:
+//! A tool call is run by the same entry point as a call in the agent loop, and its failure is
+//! written by the same rules ([How failures are classified](crate#how-failures-are-classified),
+//! `docs/disclosure.md`), with [`McpServerBuilder::include_error_message`] as the opt-in:
 //!
 //! | what happened | the client gets |
 //! |---|---|
-//! | the tool succeeded | a text result with the tool's output (`isError` false) |
-//! | wrong or undecodable arguments | `isError: true`, `Invalid arguments for tool 'NAME': MESSAGE` |
-//! | any other failure | `isError: true`, `Tool 'NAME' failed with KIND` |
-//! | the same, with [`McpServerBuilder::include_error_message`] | `... failed with KIND: MESSAGE` |
-//! | the tool ran out of time | `isError: true`, `Tool 'NAME' timed out after 30s and was stopped; ...` |
-//! | the tool panicked | `isError: true`, `Tool 'NAME' failed with panic` |
+//! | the tool succeeded | a text result with the tool's output (`isError` false), and `structuredContent` for a tool with an output schema |
+//! | the tool failed, its arguments were wrong, it ran out of time or panicked | `isError: true`, with the text the rules give the model |
 //! | no tool has that name | a JSON-RPC error (`-32602`) listing the tools |
 //! | the client cancelled the request | nothing (as the protocol says); the tool is stopped |
 //!
@@ -115,4 +112,4 @@ mod client;
 #[cfg(feature = "mcp-client")]
 pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
-pub use server::{BuildError, McpServer, McpServerBuilder, ServeError};
+pub use server::{McpServer, McpServerBuilder, ServeError};

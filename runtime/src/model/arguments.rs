@@ -22,7 +22,7 @@ use serde_json::Value;
 /// same reason a JSON *string* given as a value (`json!("{\"a\": 1")`) is read as such text.
 ///
 /// ```
-/// use reticent::Arguments;
+/// use reticent::model::Arguments;
 /// use serde_json::json;
 ///
 /// let sent = Arguments::from_text(r#"{"order_id": "ORD-1042"}"#);

@@ -51,7 +51,7 @@ pub(crate) use trajectory::TrajectoryTurn;
 /// A language model the agent talks to.
 ///
 /// Providers implement it over HTTP; [`ScriptedModel`] and
-/// [`ReplayModel`](crate::ReplayModel) implement it offline.
+/// [`ReplayModel`] implement it offline.
 pub trait Model: Send + Sync + 'static {
     /// Completes one turn of the conversation.
     fn complete<'a>(
@@ -90,7 +90,7 @@ pub trait Model: Send + Sync + 'static {
     /// The provided method tells the response of `complete` as events: its text as one
     /// delta, each tool call as a start and one delta holding all its arguments, then
     /// `Completed` with the response itself; an error of `complete` is the only item. So
-    /// [`ScriptedModel`], [`ReplayModel`](crate::ReplayModel) and models that only complete
+    /// [`ScriptedModel`], [`ReplayModel`] and models that only complete
     /// stream too. The HTTP [providers](crate::providers) stream from the API.
     fn stream<'a>(
         &'a self,

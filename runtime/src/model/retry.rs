@@ -24,7 +24,7 @@ pub(crate) fn retryable_status(status: u16) -> bool {
 ///
 /// ```
 /// use std::time::Duration;
-/// use reticent::RetryPolicy;
+/// use reticent::model::RetryPolicy;
 ///
 /// let policy = RetryPolicy::new(3, Duration::from_millis(200), Duration::from_secs(10));
 /// // the first retry waits between half and all of `retry_delay`

@@ -13,7 +13,7 @@ use super::{ModelError, ModelResponse};
 ///
 /// ```
 /// use futures::StreamExt;
-/// use reticent::{Model, ModelEvent, ModelRequest, ModelResponse, ScriptedModel};
+/// use reticent::{Model, ModelRequest, ModelResponse, ScriptedModel, model::ModelEvent};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let model = ScriptedModel::new(vec![ModelResponse::text("Hello!")]);

@@ -67,7 +67,7 @@ impl<W: Wire> Endpoint<W> {
     }
 
     /// The headers and the encoded body of the request for `request`.
-    fn prepare(
+    pub(crate) fn prepare(
         &self,
         request: &ModelRequest,
         stream: bool,
@@ -156,6 +156,19 @@ macro_rules! endpoint_model {
             /// them, within the same budget.
             fn retry_policy(&self) -> Option<$crate::model::RetryPolicy> {
                 Some(self.endpoint.transport.retry_policy())
+            }
+        }
+
+        #[cfg(feature = "testing")]
+        impl $name {
+            /// The body of the request this provider sends for `request` (`stream`: the
+            /// streamed form), encoded by its own code: what `reticent::testing` reads.
+            pub(crate) fn request_body(
+                &self,
+                request: &$crate::model::ModelRequest,
+                stream: bool,
+            ) -> Result<Vec<u8>, $crate::model::ModelError> {
+                self.endpoint.prepare(request, stream).map(|(_, body)| body)
             }
         }
 

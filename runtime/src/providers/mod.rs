@@ -45,7 +45,7 @@
 //! Every provider implements [`Model::stream`] over the API's server-sent events: OpenAI's
 //! chunks (`stream: true`, with `stream_options.include_usage`), the Responses API's
 //! `response.*` events, Anthropic's `message_start` … `message_stop` events and Gemini's
-//! `streamGenerateContent` chunks become [`ModelEvent`](crate::ModelEvent)s as they
+//! `streamGenerateContent` chunks become [`ModelEvent`](crate::model::ModelEvent)s as they
 //! arrive, then `Completed` with the response `complete` would have returned. The request is
 //! retried as for `complete`, but only until the first event is passed on; after that a
 //! failure ends the stream with an error that says it broke off. The events are parsed

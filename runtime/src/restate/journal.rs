@@ -21,12 +21,12 @@ use crate::render;
 /// What is journaled is what the model saw: a model call's response, and for a tool call its
 /// [`CallRecord`] (the text the model is shown — for a failure, its kind and never its withheld
 /// message). A failed call replayed from the journal carries
-/// [`ErrorNotKept`](crate::ErrorNotKept); its full error went to the attempt that ran it (its
+/// [`ErrorNotKept`](crate::failures::ErrorNotKept); its full error went to the attempt that ran it (its
 /// result and `execute_tool` span).
 ///
 /// A tool call that may change the world and was cut off mid-flight — started by an earlier
 /// attempt, its end never journaled — is not run again: the run stops with it pending
-/// ([`PendingReason::Unknown`](crate::PendingReason::Unknown)) for a person to reconcile, as
+/// ([`PendingReason::Unknown`](crate::agent::PendingReason::Unknown)) for a person to reconcile, as
 /// [`Agent::resume`](crate::Agent::resume) does in process. Read-only calls run again.
 pub struct Journal<'a, 'ctx> {
     pub(super) ctx: &'a WorkflowContext<'ctx>,

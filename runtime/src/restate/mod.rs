@@ -52,7 +52,7 @@
 //! # Ok::<(), reticent::BuildError>(())
 //! ```
 //!
-//! - [`Journal`] is the [`StepExecutor`](crate::StepExecutor) that makes each step a
+//! - [`Journal`] is the [`StepExecutor`](crate::agent::StepExecutor) that makes each step a
 //!   journaled `ctx.run`; [`Journal::run`] drives a run in a workflow's `run` handler and waits
 //!   on a durable promise whenever it stops for approval.
 //! - [`awaiting`] and [`decide`] serve the shared handlers a person calls through the ingress.

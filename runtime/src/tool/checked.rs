@@ -88,7 +88,7 @@ mod tests {
 
     use super::Checked;
     use crate::model::SchemaDialect;
-    use crate::{Tool, ToolContext, ToolDefinition, ToolFuture};
+    use crate::{Tool, ToolContext, ToolDefinition, tool::ToolFuture};
 
     /// A tool that says the opposite of every default, and answers with its arguments.
     struct Flagged(ToolDefinition);

@@ -33,7 +33,7 @@ use super::progress::{LogLevel, Observer, ProgressAmount, ProgressTotal};
 /// them at the cost of a branch. Messages are cut to 2 KiB.
 ///
 /// ```
-/// use reticent::{LogLevel, ToolContext};
+/// use reticent::{ToolContext, tool::LogLevel};
 ///
 /// /// Import rows from a file.
 /// #[reticent::tool]

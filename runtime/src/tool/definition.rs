@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// [`ToolDefinition::new`]:
 ///
 /// ```
-/// use reticent::{ParametersSchema, ToolAnnotations, ToolDefinition};
+/// use reticent::{ToolAnnotations, ToolDefinition, tool::ParametersSchema};
 ///
 /// let mut parameters = ParametersSchema::new();
 /// parameters.parameter::<String>("city", Some("The city."), true);

@@ -1,10 +1,11 @@
 //! Running one call of a tool: the arguments, the time limit (the shorter of the caller's and
 //! the tool's own), the cancellation token the tool sees, panics — in the tool, in its
 //! future's `Drop`, in its error values — and the one [`ToolFailure`] every way of failing
-//! becomes. Shared by the agent loop and the MCP server, so both apply the same rules. A call
-//! starts in place, on its caller's first poll ([`start`]); one that has to wait goes on
-//! boxed, under its time limit; a sync tool a limit or a cancellation can stop runs on the
-//! blocking pool (`blocking.rs`).
+//! becomes. [`invoke`] is the one entry point, for the agent loop and the MCP server alike, so
+//! both apply the same rules. A call starts in place, on its caller's first poll (the MCP
+//! server takes that poll itself, [`Invoke::first_poll`]); one that has to wait goes on boxed,
+//! under its time limit; a sync tool a limit or a cancellation can stop runs on the blocking
+//! pool (`blocking.rs`).
 //!
 //! Longer than most files: how a call ends and the failure each ending becomes are read
 //! together, and kept together.
@@ -27,72 +28,43 @@ use super::blocking::{Blocked, run_blocking};
 use super::contain::{Contained, drop_contained, payload_message};
 use super::context::CallScope;
 use super::errors::{ToolPanicked, ToolTimedOut};
-use super::future::{InPlace, Step};
-use super::output::{AsText, AsValue, Encoding};
-use super::{Tool, ToolContext, ToolFuture, text};
+use super::in_place::{InPlace, Step};
+use super::output::Encoding;
+use super::{Tool, ToolContext, ToolFuture};
 use crate::error::{EffectOutcome, ToolError, ToolFailure, kinds};
 use crate::render;
 
-/// The arguments of a call, as the caller has them.
-pub(crate) enum CallArguments<'a> {
-    /// A value the caller keeps: the tool gets a copy, and a failure's record another.
-    Borrowed(&'a Value),
-    /// A value the caller hands over: the tool gets it, and a failure's record holds `null`.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    Owned(Value),
-    /// A value the caller hands over for a failure's record: the tool gets a copy.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    Kept(Value),
+/// The arguments of a call: what the tool is called with, and whether a failure's record keeps
+/// them (the tool then gets a copy; the record holds `null` otherwise).
+pub(crate) struct CallArguments<'a> {
+    sent: Sent<'a>,
+    keep: bool,
+}
+
+/// Arguments as the model sent them, borrowed from a caller that keeps them or handed over.
+enum Sent<'a> {
+    Value(Cow<'a, Value>),
     /// JSON text, decoded by the tool straight from the text.
-    Text(&'a str),
-    /// JSON text the caller hands over, for a failure's record.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    KeptText(String),
+    Text(Cow<'a, str>),
 }
 
-/// What a call's output is made into, and the tool's method that makes it: [`AsValue`] (the
-/// agent loop, and an MCP tool with an output schema) or [`AsText`] (an MCP tool without one).
-pub(crate) trait Form: Encoding {
-    /// Calls `tool` with arguments as a value.
-    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, Self::Output>;
-
-    /// Calls `tool` with arguments as JSON text.
-    fn call_text<'a>(
-        tool: &'a dyn Tool,
-        text: &str,
-        cx: ToolContext,
-    ) -> ToolFuture<'a, Self::Output>;
-}
-
-impl Form for AsValue {
-    #[inline]
-    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, Value> {
-        tool.call(args, cx)
+impl<'a> CallArguments<'a> {
+    /// Arguments as a value; `keep` says whether a failure's record keeps them.
+    pub(crate) fn value(value: Cow<'a, Value>, keep: bool) -> Self {
+        let sent = Sent::Value(value);
+        Self { sent, keep }
     }
 
-    #[inline]
-    fn call_text<'a>(tool: &'a dyn Tool, text: &str, cx: ToolContext) -> ToolFuture<'a, Value> {
-        tool.call_text(text, cx)
-    }
-}
-
-impl Form for AsText {
-    #[inline]
-    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, String> {
-        tool.call_text_output(args, cx)
-    }
-
-    /// Rare (an MCP client that sends the arguments as a JSON string): parsed, then called.
-    fn call_text<'a>(tool: &'a dyn Tool, text: &str, cx: ToolContext) -> ToolFuture<'a, String> {
-        match text::parse(text) {
-            Ok(args) => tool.call_text_output(args, cx),
-            Err(error) => ToolFuture::ready(Err(error)),
-        }
+    /// Arguments as JSON text, which the tool decodes straight from the text (text that is not
+    /// JSON is an argument error); `keep` says whether a failure's record keeps them.
+    pub(crate) fn text(text: impl Into<Cow<'a, str>>, keep: bool) -> Self {
+        let sent = Sent::Text(text.into());
+        Self { sent, keep }
     }
 }
 
 /// One call to run; what it borrows, a running call holds on to. Who the call is and who may
-/// stop or watch it is the caller's [`CallScope`], given beside it to [`invoke`] or [`start`]:
+/// stop or watch it is the caller's [`CallScope`], given beside it to [`invoke`]:
 /// the tool's context is made from it when the tool reads one.
 pub(crate) struct Invocation<'a> {
     /// The tool.
@@ -116,23 +88,39 @@ pub(crate) struct Invocation<'a> {
 /// the context's parent token was cancelled (the caller selects on it, and may drop this future
 /// at any point: the tool's future is then dropped, a panic in its `Drop` contained).
 ///
-/// The output is made as `F` says: `invoke::<AsValue>` for a `Value`.
+/// The output is made as `E` says: `invoke::<AsValue>` for a `Value`, `invoke::<AsText>`
+/// for text.
 ///
 /// The returned future is small: its first poll calls the tool and polls the tool's future
 /// once, in place, so a call that is done then (a sync tool, or an async one that never waits)
 /// finishes with no state machine around it. A call that has to wait goes on in a boxed
 /// future that holds the time limit and the contained tool future.
-pub(crate) fn invoke<'a, F: Form>(
+pub(crate) fn invoke<'a, 'c, E: Encoding>(
     invocation: Invocation<'a>,
-    scope: CallScope<'a>,
-) -> Invoke<'a, F> {
+    scope: CallScope<'c>,
+) -> Invoke<'a, 'c, E> {
     Invoke(InPlace::Start((invocation, scope)))
 }
 
 /// The future [`invoke`] returns.
-pub(crate) struct Invoke<'a, F: Form>(
-    InPlace<'a, (Invocation<'a>, CallScope<'a>), Outcome<F::Output>>,
+pub(crate) struct Invoke<'a, 'c, E: Encoding>(
+    InPlace<'a, (Invocation<'a>, CallScope<'c>), Outcome<E::Output>>,
 );
+
+impl<'a, E: Encoding> Invoke<'a, '_, E> {
+    /// Polls the call for the first time, where it lies, and hands over what it did: the
+    /// outcome of a call done then, or the rest of the call, boxed, which no longer borrows
+    /// the caller's scope — for a caller that answers a call done at once without a future of
+    /// its own around it (the MCP server).
+    #[cfg(feature = "mcp")]
+    #[inline(always)]
+    pub(crate) fn first_poll(self, task: &mut Context<'_>) -> Step<'a, Outcome<E::Output>> {
+        let InPlace::Start((invocation, scope)) = self.0 else {
+            unreachable!("an invocation is polled first by first_poll")
+        };
+        start::<E>(invocation, scope, task)
+    }
+}
 
 /// A call's outcome, its failure boxed as it is passed on: most calls succeed, and a
 /// `ToolFailure` is ten times the size of most outputs.
@@ -149,19 +137,19 @@ struct Call<'a, 'b> {
     /// The tool's context, for a tool that reads one: kept to tell the tool when the call is
     /// abandoned.
     cx: Option<ToolContext>,
-    record: Record<'a>,
+    record: Kept<'a>,
     start: Instant,
 }
 
-impl<F: Form> Future for Invoke<'_, F> {
-    type Output = Result<F::Output, ToolFailure>;
+impl<E: Encoding> Future for Invoke<'_, '_, E> {
+    type Output = Result<E::Output, ToolFailure>;
 
     fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Self::Output> {
         let outcome = self
             .get_mut()
             .0
             .poll_with(task, |(invocation, scope), task| {
-                start::<F>(invocation, scope, task)
+                start::<E>(invocation, scope, task)
             });
         match outcome {
             Poll::Ready(outcome) => Poll::Ready(outcome.map_err(|failure| *failure)),
@@ -171,20 +159,20 @@ impl<F: Form> Future for Invoke<'_, F> {
 }
 
 /// A call [`start`] started: done when first polled, or still running.
-pub(crate) type Started<'a, T> = Step<'a, Outcome<T>>;
+type Started<'a, T> = Step<'a, Outcome<T>>;
 
 /// Starts the call: the time limit (the shorter of the caller's and the tool's), the tool
 /// called with its context (made from `scope` for a tool that reads one, empty for any
-/// other) and its future polled once with `task`, under `catch_unwind`. What [`invoke`]'s
-/// future does when first polled, for a caller that polls in place. A call done then is
+/// other) and its future polled once with `task`, under `catch_unwind`: what [`invoke`]'s
+/// future does when first polled. A call done then is
 /// answered without the record a failure or a running call needs; only a call that goes on
 /// has its future wrapped to contain what it does later.
 #[inline(always)]
-pub(crate) fn start<'a, F: Form>(
+fn start<'a, E: Encoding>(
     invocation: Invocation<'a>,
     scope: CallScope<'_>,
     task: &mut Context<'_>,
-) -> Started<'a, F::Output> {
+) -> Started<'a, E::Output> {
     let Invocation {
         tool,
         start,
@@ -213,7 +201,7 @@ pub(crate) fn start<'a, F: Form>(
         start,
     };
     if blocking {
-        return Step::Running(run_blocking_call::<F>(
+        return Step::Running(run_blocking_call::<E>(
             Arc::clone(tool),
             given,
             call(cx, record),
@@ -221,7 +209,7 @@ pub(crate) fn start<'a, F: Form>(
         ));
     }
     let tool_cx = tool_context(&cx);
-    let mut future = match catch_unwind(AssertUnwindSafe(|| given.call::<F>(&**tool, tool_cx))) {
+    let mut future = match catch_unwind(AssertUnwindSafe(|| given.call::<E>(&**tool, tool_cx))) {
         Ok(future) => future,
         Err(payload) => {
             return Step::Done(call(cx, record).conclude(Err(Ending::Panicked(payload))));
@@ -251,17 +239,17 @@ pub(crate) fn start<'a, F: Form>(
 }
 
 /// Runs a sync tool's call on the blocking pool, under `limit`.
-fn run_blocking_call<'a, F: Form>(
+fn run_blocking_call<'a, E: Encoding>(
     tool: Arc<dyn Tool>,
     given: Given<'_>,
     call: Call<'a, '_>,
     limit: Option<Duration>,
-) -> BoxFuture<'a, Outcome<F::Output>> {
+) -> BoxFuture<'a, Outcome<E::Output>> {
     let call = call.owned();
     let (given, cx) = (given.into_owned(), call.tool_cx());
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
     // would run any other future to its end on this thread).
-    let work = move || futures::executor::block_on(given.call::<F>(&*tool, cx));
+    let work = move || futures::executor::block_on(given.call::<E>(&*tool, cx));
     Box::pin(async move {
         let ran = match run_blocking(work, limit).await {
             Blocked::Returned(result) => returned(result),
@@ -407,16 +395,16 @@ impl Given<'_> {
 
     /// Calls `tool` with these arguments, its output made as `F` says.
     #[inline(always)]
-    fn call<F: Form>(self, tool: &dyn Tool, cx: ToolContext) -> ToolFuture<'_, F::Output> {
+    fn call<E: Encoding>(self, tool: &dyn Tool, cx: ToolContext) -> ToolFuture<'_, E::Output> {
         match self {
-            Self::Value(value) => F::call(tool, value, cx),
-            Self::Text(text) => F::call_text(tool, &text, cx),
+            Self::Value(value) => E::call(tool, value, cx),
+            Self::Text(text) => E::call_text(tool, &text, cx),
         }
     }
 }
 
 /// What a failure's record keeps of the arguments.
-enum Record<'a> {
+enum Kept<'a> {
     Value(Cow<'a, Value>),
     Text(Cow<'a, str>),
     Nothing,
@@ -425,30 +413,17 @@ enum Record<'a> {
 impl<'a> CallArguments<'a> {
     /// What the tool is called with, and what a failure's record keeps.
     #[inline(always)]
-    fn split(self) -> (Given<'a>, Record<'a>) {
-        match self {
-            Self::Borrowed(value) => (
-                Given::Value(value.clone()),
-                Record::Value(Cow::Borrowed(value)),
-            ),
-            Self::Owned(value) => (Given::Value(value), Record::Nothing),
-            Self::Kept(value) => (
-                Given::Value(value.clone()),
-                Record::Value(Cow::Owned(value)),
-            ),
-            Self::Text(text) => (
-                Given::Text(Cow::Borrowed(text)),
-                Record::Text(Cow::Borrowed(text)),
-            ),
-            Self::KeptText(text) => (
-                Given::Text(Cow::Owned(text.clone())),
-                Record::Text(Cow::Owned(text)),
-            ),
+    fn split(self) -> (Given<'a>, Kept<'a>) {
+        match (self.sent, self.keep) {
+            (Sent::Value(value), true) => (Given::Value((*value).clone()), Kept::Value(value)),
+            (Sent::Value(value), false) => (Given::Value(value.into_owned()), Kept::Nothing),
+            (Sent::Text(text), true) => (Given::Text(text.clone()), Kept::Text(text)),
+            (Sent::Text(text), false) => (Given::Text(text), Kept::Nothing),
         }
     }
 }
 
-impl Record<'_> {
+impl Kept<'_> {
     fn into_value(self) -> Value {
         match self {
             Self::Value(value) => value.into_owned(),

@@ -10,21 +10,22 @@
 //! | `context.rs` | [`ToolContext`] |
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
+//! | `in_place.rs` | the state of a future whose first poll does its work in place, boxed only when it has to wait |
 //! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it: its arguments checked, decoded, its body run |
 //! | `args.rs` | decoding the model's arguments from a `Value` |
 //! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
 //! | `text.rs` | decoding them straight from JSON text |
-//! | `output.rs` | splitting what a tool returned by its type, and encoding its output as JSON or text |
+//! | `output.rs` | splitting what a tool returned by its type; encoding its output as JSON or text, and the one rule for an output as text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
 //! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
 //! | `pattern.rs` | the `pattern` keyword it checks, and the bounds on the work of a check |
 //! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
 //! | `checked.rs` | a tool whose arguments are normalised to its own schema before it runs |
-//! | `invoke.rs` | running one call: time limit, cancellation, panics |
+//! | `invoke.rs` | `invoke`, the one entry point of a call, for the agent and the MCP server: time limit, cancellation, panics |
 //! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
-//! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`], [`ToolTimedOut`], [`ToolPanicked`] |
+//! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`](crate::failures::UnknownTool), [`ToolTimedOut`](crate::failures::ToolTimedOut), [`ToolPanicked`](crate::failures::ToolPanicked) |
 //! | `span.rs` | the `execute_tool` span |
 
 use std::sync::Arc;
@@ -38,11 +39,12 @@ mod constraints;
 mod contain;
 mod context;
 mod definition;
-mod errors;
+pub(crate) mod errors;
 mod future;
+mod in_place;
 mod invoke;
 mod no_result;
-mod output;
+pub(crate) mod output;
 mod owned;
 mod pattern;
 mod progress;
@@ -55,31 +57,27 @@ mod validate;
 pub(crate) use context::CallScope;
 pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
-pub use errors::{ToolPanicked, ToolTimedOut, UnknownTool};
 pub use future::ToolFuture;
-pub use output::OutputError;
 pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
 pub(crate) use contain::drop_contained;
+pub(crate) use errors::unknown_tool;
 #[cfg(feature = "mcp")]
-pub(crate) use future::{InPlace, Step};
-#[cfg(feature = "mcp")]
-pub(crate) use invoke::Form;
-#[cfg(feature = "mcp")]
-pub(crate) use invoke::start;
+pub(crate) use in_place::{InPlace, Step};
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
 #[cfg(feature = "mcp")]
-pub(crate) use output::AsText;
-pub(crate) use output::AsValue;
+pub(crate) use output::{AsText, Encoding};
+pub(crate) use output::{AsValue, into_text, text_of};
 pub(crate) use pattern::bounded as bounded_patterns;
 #[cfg(feature = "mcp")]
 pub(crate) use progress::Updates;
 #[cfg(feature = "mcp-client")]
 pub(crate) use progress::moves_on;
 pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
-pub(crate) use set::{ToolSet, ToolSetError};
+pub use set::BuildError;
+pub(crate) use set::ToolSet;
 pub(crate) use span::{execute_span, record_failure};
 
 /// The traits compile errors name; re-exported by `crate::rules`.
@@ -127,7 +125,7 @@ pub(crate) use set::is_valid_tool_name;
 
 /// A tool an agent can call.
 ///
-/// Write tools with [`#[tool]`](crate::tool) or [`#[tools]`](crate::tools) rather than
+/// Write tools with [`#[tool]`](macro@crate::tool) or [`#[tools]`](crate::tools) rather than
 /// implementing this trait by hand: the macros derive the schema, decode the arguments and
 /// classify every failure at compile time.
 ///
@@ -172,7 +170,7 @@ pub trait Tool: Send + Sync + 'static {
     /// result, the same errors — which is what this provided method does. `#[tool]` overrides
     /// it to write the output straight to text, without building a `serde_json::Value`.
     fn call_text_output(&self, args: serde_json::Value, cx: ToolContext) -> ToolFuture<'_, String> {
-        self.call(args, cx).map_output(output::text)
+        self.call(args, cx).map_output(output::into_text)
     }
 
     /// The tool's own time limit (`#[tool(timeout = "5s")]`), if it has one.

@@ -1,4 +1,6 @@
-//! Taking apart what a tool returned, by its type, and encoding its output as JSON.
+//! Taking apart what a tool returned, by its type, and encoding its output as JSON or as text
+//! ([`Encoding`]: the output a call asks for, and the tool's method that makes it; [`text_of`]:
+//! the one rule for an output as text).
 //!
 //! What a tool returned is split where `#[tool]` calls it, by method resolution on the
 //! returned value's concrete type — never by how the return type is spelled, so an alias of
@@ -15,6 +17,7 @@
 //! the return type; anything else must be `Serialize`, and is encoded with every `Result`
 //! deeper inside it refused (see `no_result.rs`).
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::error::Error as StdError;
 use std::fmt;
@@ -23,7 +26,7 @@ use std::marker::PhantomData;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::no_result;
+use super::{Tool, ToolContext, ToolFuture, no_result, text};
 use crate::error::{EffectOutcome, Failure, ToolError};
 
 // ---- splitting what a tool returned --------------------------------------------------------
@@ -236,12 +239,21 @@ fn output_error(error: Option<serde_json::Error>) -> ToolError {
     ToolError::Failed(failure.with_effect(EffectOutcome::Applied))
 }
 
-/// An output as the text a client is shown: a string as it is, anything else as compact JSON.
-pub(crate) fn text(output: Value) -> String {
+/// The one rule for an output as text — what the model is shown of a successful call, and an
+/// MCP result's text content: a string as it is, anything else as compact JSON.
+pub(crate) fn text_of(output: &Value) -> Cow<'_, str> {
+    match output {
+        Value::String(text) => Cow::Borrowed(text),
+        // Writes bytes straight to a buffer, unlike `Display`; a `Value` always serializes.
+        other => Cow::Owned(serde_json::to_string(other).unwrap_or_default()),
+    }
+}
+
+/// [`text_of`], taking the output: a string is moved, not copied.
+pub(crate) fn into_text(output: Value) -> String {
     match output {
         Value::String(text) => text,
-        // Writes bytes straight to a buffer, unlike `Display`; a `Value` always serializes.
-        other => serde_json::to_string(&other).unwrap_or_default(),
+        other => text_of(&other).into_owned(),
     }
 }
 
@@ -282,12 +294,14 @@ impl Encoded {
     pub fn unit(as_: OutputAs) -> Self {
         match as_ {
             OutputAs::Value => Self::Value(Value::Null),
-            OutputAs::Text => Self::Text(text(Value::Null)),
+            OutputAs::Text => Self::Text(into_text(Value::Null)),
         }
     }
 }
 
-/// How the runtime asks for a tool's output, by type: [`AsValue`] or [`AsText`].
+/// How the runtime asks for a tool's output, by type — [`AsValue`] (the agent loop, and an MCP
+/// tool with an output schema) or [`AsText`] (an MCP tool without one) — and the tool's method
+/// that makes it.
 pub trait Encoding {
     /// The encoded output.
     type Output: Send + 'static;
@@ -297,6 +311,18 @@ pub trait Encoding {
 
     /// The output of a call that asked for [`AS`](Self::AS).
     fn from_encoded(encoded: Encoded) -> Self::Output;
+
+    /// Calls `tool` with arguments as a value.
+    #[doc(hidden)]
+    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, Self::Output>;
+
+    /// Calls `tool` with arguments as JSON text.
+    #[doc(hidden)]
+    fn call_text<'a>(
+        tool: &'a dyn Tool,
+        text: &str,
+        cx: ToolContext,
+    ) -> ToolFuture<'a, Self::Output>;
 }
 
 /// The output as a `serde_json::Value`.
@@ -315,6 +341,16 @@ impl Encoding for AsValue {
             Encoded::Text(_) => unreachable!("a call that asks for a value is answered with one"),
         }
     }
+
+    #[inline]
+    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, Value> {
+        tool.call(args, cx)
+    }
+
+    #[inline]
+    fn call_text<'a>(tool: &'a dyn Tool, text: &str, cx: ToolContext) -> ToolFuture<'a, Value> {
+        tool.call_text(text, cx)
+    }
 }
 
 /// The output as the text a client is shown: a string as it is, anything else as compact JSON.
@@ -331,6 +367,19 @@ impl Encoding for AsText {
         match encoded {
             Encoded::Text(text) => text,
             Encoded::Value(_) => unreachable!("a call that asks for text is answered with it"),
+        }
+    }
+
+    #[inline]
+    fn call(tool: &dyn Tool, args: Value, cx: ToolContext) -> ToolFuture<'_, String> {
+        tool.call_text_output(args, cx)
+    }
+
+    /// Rare (an MCP client that sends the arguments as a JSON string): parsed, then called.
+    fn call_text<'a>(tool: &'a dyn Tool, text: &str, cx: ToolContext) -> ToolFuture<'a, String> {
+        match text::parse(text) {
+            Ok(args) => tool.call_text_output(args, cx),
+            Err(error) => ToolFuture::ready(Err(error)),
         }
     }
 }

@@ -17,7 +17,7 @@ use super::args::ArgumentsOf;
 /// written by hand.
 ///
 /// ```
-/// use reticent::ParametersSchema;
+/// use reticent::tool::ParametersSchema;
 /// use serde_json::json;
 ///
 /// let mut schema = ParametersSchema::new();

@@ -1,9 +1,9 @@
 //! [`ToolSet`]: a set of tools checked the way every consumer needs them (a valid name, an
-//! object schema, no name twice) and indexed by name. The agent and the MCP server both hold
-//! one. A tool whose schema carries constraints that cannot be compiled into an
-//! [`ArgumentValidator`] is refused here (the tool checks its arguments itself, in its call);
-//! the agent's set also holds each tool's schema in the model's dialect and the normaliser for
-//! it.
+//! object schema, no name twice) and indexed by name, and [`BuildError`], why a builder refused
+//! its tools. The agent and the MCP server both hold one. A tool whose schema carries
+//! constraints that cannot be compiled into an [`ArgumentValidator`] is refused here (the tool
+//! checks its arguments itself, in its call); the agent's set also holds each tool's schema in
+//! the model's dialect and the normaliser for it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,24 +13,101 @@ use super::validate::ArgumentValidator;
 use super::{Tool, ToolDefinition};
 use crate::model::{SchemaDialect, SchemaError};
 
-/// Why a set of tools was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ToolSetError {
+/// Why [`AgentBuilder::build`](crate::AgentBuilder::build) or `McpServerBuilder::build`
+/// (feature `mcp`) refused the tools and the rules around them.
+///
+/// The first four variants are the checks every set of tools passes; the others name the
+/// builder that makes them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
     /// Two tools have the same name.
-    Duplicate(String),
+    #[error("two tools are named `{name}`; tool names must be unique")]
+    DuplicateTool {
+        /// The name.
+        name: String,
+    },
     /// A tool's name does not match `^[a-zA-Z0-9_-]{1,64}$`.
-    InvalidName(String),
+    #[error("the tool name `{name}` is invalid: names must match ^[a-zA-Z0-9_-]{{1,64}}$")]
+    InvalidToolName {
+        /// The name.
+        name: String,
+    },
     /// A tool's parameter schema is not an object schema.
-    NotAnObjectSchema(String),
-    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
-    /// (a `pattern` that is not a regular expression, a `$ref` to nothing, a
-    /// `patternProperties` regex that needs lookaround or backreferences).
-    Uncheckable {
+    #[error("the parameters of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`")]
+    InvalidSchema {
         /// The tool's name.
         name: String,
-        /// What is wrong with its schema.
+    },
+    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
+    /// (see [`ArgumentValidator`]): a `pattern` that is not a regular expression, a `$ref` to
+    /// nothing, a `patternProperties` regex that needs lookaround or backreferences.
+    #[error("the parameters of tool `{name}` cannot be checked against their schema: {reason}")]
+    UncheckableSchema {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with the schema.
         reason: String,
     },
+    /// An agent's rule names a tool that is not registered.
+    #[error(
+        "{rule} names the tool `{name}`, which is not registered{}",
+        hint(known)
+    )]
+    UnknownTool {
+        /// The unknown name.
+        name: String,
+        /// The rule that names it, like `require("ship_order", "charge_card")`.
+        rule: String,
+        /// The registered tools.
+        known: Vec<String>,
+    },
+    /// A tool's parameter schema cannot be expressed in the schema dialect the agent's model
+    /// accepts (see [`Model::schema_dialect`](crate::Model::schema_dialect)).
+    #[error("the parameters of tool `{tool}` cannot be sent to this model: {reason}")]
+    UnsupportedSchema {
+        /// The tool's name.
+        tool: String,
+        /// What the model's dialect cannot express, and where.
+        reason: String,
+    },
+    /// One of an agent's limits was set to zero.
+    #[error("`{setting}` must be at least 1")]
+    ZeroLimit {
+        /// The setting.
+        setting: &'static str,
+    },
+    /// A tool served over MCP has an output schema that is not an object schema, as MCP
+    /// requires (a non-object output is described by an object schema with
+    /// `"x-reticent-wrap-result": true`).
+    #[error(
+        "the output schema of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`; \
+         describe a non-object output as `{{\"result\": ..}}` and mark the schema with \
+         `\"x-reticent-wrap-result\": true`"
+    )]
+    InvalidOutputSchema {
+        /// The tool's name.
+        name: String,
+    },
+    /// A tool served over MCP needs a person's approval before each call, and the server was
+    /// not told that the client asks for it (`McpServerBuilder::trust_client_approval`).
+    #[error(
+        "tool `{name}` needs a person's approval before each call, which an MCP server cannot \
+         ask for: serve it only to clients that confirm each call with their user and say so \
+         with `.trust_client_approval(true)`, or run it in an `Agent`, which stops for approval"
+    )]
+    NeedsApproval {
+        /// The tool's name.
+        name: String,
+    },
+}
+
+fn hint(known: &[String]) -> String {
+    if known.is_empty() {
+        "; no tools are registered".into()
+    } else {
+        format!("; the tools are: {}", known.join(", "))
+    }
 }
 
 /// Tools, in the order they were added, and their index by name.
@@ -53,24 +130,30 @@ const COMPARED: usize = 8;
 impl ToolSet {
     /// Checks `tools` (each schema's constraints must compile into a validator) and indexes
     /// them.
-    pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> Result<Self, ToolSetError> {
+    pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> Result<Self, BuildError> {
         let mut index = HashMap::with_capacity_and_hasher(tools.len(), Default::default());
         let mut names = Vec::with_capacity(tools.len());
         for (i, tool) in tools.iter().enumerate() {
             let definition = tool.definition();
             if !is_valid_tool_name(&definition.name) {
-                return Err(ToolSetError::InvalidName(definition.name.clone()));
+                return Err(BuildError::InvalidToolName {
+                    name: definition.name.clone(),
+                });
             }
             if definition.parameters.get("type") != Some(&serde_json::Value::from("object")) {
-                return Err(ToolSetError::NotAnObjectSchema(definition.name.clone()));
+                return Err(BuildError::InvalidSchema {
+                    name: definition.name.clone(),
+                });
             }
             let name: Arc<str> = Arc::from(definition.name.as_str());
             names.push(Arc::clone(&name));
             if index.insert(name, i).is_some() {
-                return Err(ToolSetError::Duplicate(definition.name.clone()));
+                return Err(BuildError::DuplicateTool {
+                    name: definition.name.clone(),
+                });
             }
             ArgumentValidator::new(&definition.parameters).map_err(|error| {
-                ToolSetError::Uncheckable {
+                BuildError::UncheckableSchema {
                     name: definition.name.clone(),
                     reason: error.reason().to_owned(),
                 }
@@ -156,7 +239,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::{COMPARED, ToolSet};
-    use crate::{Tool, ToolContext, ToolDefinition, ToolFuture};
+    use crate::{Tool, ToolContext, ToolDefinition, tool::ToolFuture};
 
     /// A tool that is only a definition.
     struct Named(ToolDefinition);

@@ -35,7 +35,7 @@ use crate::render;
 /// error. A tool written by hand whose schema has constraints builds one the same way:
 ///
 /// ```
-/// use reticent::{ArgumentValidator, ParametersSchema};
+/// use reticent::tool::{ArgumentValidator, ParametersSchema};
 /// use serde_json::json;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -57,7 +57,7 @@ use crate::render;
 /// let mut plain = ParametersSchema::new();
 /// plain.parameter::<u8>("effort", None, true);
 /// assert!(ArgumentValidator::new(&plain.finish())?.is_none());
-/// # Ok::<(), reticent::ValidatorError>(())
+/// # Ok::<(), reticent::tool::ValidatorError>(())
 /// ```
 ///
 /// Which keywords are checked: `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use reticent::RetryHint;
+use reticent::failures::RetryHint;
 
 /// The `Disclose` variants that are not argument errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! The proptest strategies that generate failures, and how many cases to run.
 
 use proptest::prelude::*;
-use reticent::RetryHint;
 use reticent::ToolError;
+use reticent::failures::RetryHint;
 
 use super::canary::CANARY_LEN;
 use super::errors::IO_KINDS;

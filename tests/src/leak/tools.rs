@@ -4,7 +4,7 @@ use std::cell::Cell;
 use std::sync::{Arc, Once};
 use std::time::Duration;
 
-use reticent::{ArgumentError, BoxError, Failure, Tool, ToolError};
+use reticent::{ArgumentError, Failure, Tool, ToolError, failures::BoxError};
 
 use super::errors::{
     BadDate, IO_KINDS, LedgerError, Outcome, PlainError, Report, SerError, StoreError,

@@ -18,7 +18,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use reticent::mcp::McpServer;
-use reticent::{Failure, LogLevel, Tool, ToolContext, ToolDefinition, ToolError, ToolFuture};
+use reticent::{
+    Failure, Tool, ToolContext, ToolDefinition, ToolError,
+    tool::{LogLevel, ToolFuture},
+};
 use serde_json::{Value, json};
 
 use super::python::workspace;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use reticent::{Message, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, Usage};
+use reticent::{Message, Model, ModelError, ModelRequest, ModelResponse, Usage, model::ModelEvent};
 use serde_json::Value;
 
 use super::{Received, Reply, StreamEnd, TestServer, fixture};

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use reticent::{
-    Agent, AgentError, AgentEvent, Disclose, EffectOutcome, Failure, ModelResponse, ScriptedModel,
-    ToolCall, ToolError, ToolFailureMode,
+    Agent, AgentError, AgentEvent, Disclose, Failure, ModelResponse, ScriptedModel, ToolCall,
+    ToolError, ToolFailureMode, failures::EffectOutcome,
 };
 use reticent_tests::spans::capture_spans;
 use reticent_tests::transcript::tool_results;

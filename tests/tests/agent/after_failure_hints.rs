@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use reticent::{
-    Agent, ArgumentError, Disclose, Failure, ModelResponse, RetryHint, ScriptedModel, ToolCall,
-    ToolError, ToolFailureOptions,
+    Agent, ArgumentError, Disclose, Failure, ModelResponse, ScriptedModel, ToolCall, ToolError,
+    ToolFailureOptions, failures::RetryHint,
 };
 use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::json;

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use reticent::{
-    Agent, AgentError, ArgumentError, CancellationToken, Effect, EffectOutcome, ModelResponse,
-    RunOptions, ScriptedModel, ToolCall, ToolFailureMode, ToolFailureOptions,
+    Agent, AgentError, ArgumentError, CancellationToken, ModelResponse, RunOptions, ScriptedModel,
+    ToolCall, ToolFailureMode, ToolFailureOptions, agent::Effect, failures::EffectOutcome,
 };
 use reticent_tests::transcript::last_tool_result;
 use serde_json::{Value, json};

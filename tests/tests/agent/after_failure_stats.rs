@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use reticent::{
-    Agent, AgentError, ModelResponse, ScriptedModel, ToolCall, ToolFailureMode, ToolStats,
+    Agent, AgentError, ModelResponse, ScriptedModel, ToolCall, ToolFailureMode, agent::ToolStats,
 };
 use reticent_tests::spans::capture_spans;
 use serde_json::json;

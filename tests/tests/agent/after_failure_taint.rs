@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reticent::{
-    Agent, BuildError, EffectOutcome, ForbiddenAfterUntrusted, Message, ModelResponse, RunOptions,
-    ScriptedModel, ToolCall, ToolFailureOptions, ToolResult, kinds,
+    Agent, BuildError, Message, ModelResponse, RunOptions, ScriptedModel, ToolCall,
+    ToolFailureOptions, ToolResult,
+    failures::{EffectOutcome, ForbiddenAfterUntrusted, kinds},
 };
 use reticent_tests::spans::capture_spans;
 use reticent_tests::transcript::{shown_with_errors, tool_results};

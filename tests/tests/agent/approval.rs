@@ -6,8 +6,10 @@
 use std::sync::Arc;
 
 use reticent::{
-    Agent, AgentEvent, BuildError, Decision, Decisions, EffectOutcome, Message, ModelResponse,
-    PendingReason, ResumeError, RunState, ScriptedModel, StopReason, Verdict, kinds,
+    Agent, AgentEvent, BuildError, Decision, Decisions, Message, ModelResponse, ResumeError,
+    RunState, ScriptedModel, StopReason,
+    agent::{PendingReason, Verdict},
+    failures::{EffectOutcome, kinds},
 };
 use reticent_tests::shop::{
     NeedsApproval, Shop, Wire, calls, ledger, lookup, refund, results, ship, waiting,
@@ -154,7 +156,7 @@ async fn a_rejected_call_is_refused_with_a_fixed_text_and_recorded_like_any_refu
     assert_eq!(rejected.arguments["amount_cents"], 500_000);
     let error = rejected
         .error
-        .downcast_ref::<reticent::NotApproved>()
+        .downcast_ref::<reticent::failures::NotApproved>()
         .expect("the caller's error says the call was not approved");
     assert_eq!(error.call_id, "c2");
     assert_eq!(

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reticent::{
-    Agent, CallDigest, Decision, Decisions, Message, ModelResponse, PendingCall, ResumeError,
-    RunState, ScriptedModel, StopReason, ToolCall, Verdict,
+    Agent, Decision, Decisions, Message, ModelResponse, ResumeError, RunState, ScriptedModel,
+    StopReason, ToolCall,
+    agent::{CallDigest, PendingCall, Verdict},
 };
 use reticent_tests::shop::{Shop, calls, refund, results, waiting};
 use serde_json::{Value, json};
@@ -60,7 +61,7 @@ fn keep_accounts_open(pending: &[PendingCall]) -> Decisions {
     })
 }
 
-fn refused(error: ResumeError) -> reticent::ResumeRefused {
+fn refused(error: ResumeError) -> reticent::failures::ResumeRefused {
     match error {
         ResumeError::Refused(refused) => refused,
         other => panic!("expected a refusal, got {other}"),

@@ -353,9 +353,9 @@ impl reticent::Tool for Introspect {
         &self.definition
     }
 
-    fn call(&self, _: serde_json::Value, cx: ToolContext) -> reticent::ToolFuture<'_> {
+    fn call(&self, _: serde_json::Value, cx: ToolContext) -> reticent::tool::ToolFuture<'_> {
         let seen = format!("{}/{}", cx.call_id(), cx.tool_name());
-        reticent::ToolFuture::ready(Ok(json!(seen)))
+        reticent::tool::ToolFuture::ready(Ok(json!(seen)))
     }
 
     fn reads_context(&self) -> bool {

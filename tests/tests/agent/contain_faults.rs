@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::CallToolRequestParams;
 use reticent::{
-    Agent, AgentError, CancellationToken, EffectOutcome, ModelResponse, RunOptions, ScriptedModel,
-    StopReason, ToolCall, ToolFailureOptions,
+    Agent, AgentError, CancellationToken, ModelResponse, RunOptions, ScriptedModel, StopReason,
+    ToolCall, ToolFailureOptions, failures::EffectOutcome,
 };
 use reticent_tests::spans::capture_spans;
 use reticent_tests::transcript::tool_results;

@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reticent::{
     Agent, AgentError, ArgumentError, ModelResponse, ScriptedModel, StopReason, Tool, ToolCall,
-    ToolContext, ToolDefinition, ToolFailureMode, ToolFuture, ToolPanicked, ToolResult,
-    UnknownTool,
+    ToolContext, ToolDefinition, ToolFailureMode, ToolResult,
+    failures::{ToolPanicked, UnknownTool},
+    tool::ToolFuture,
 };
 use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::{Value, json};

@@ -11,8 +11,8 @@ use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream};
 use reticent::{
     Agent, AgentBuilder, AgentError, AgentEvent, AgentResult, Decisions, Message, Model,
-    ModelError, ModelEvent, ModelRequest, ModelResponse, ScriptedModel, StopReason, ToolCall,
-    ToolFailureOptions,
+    ModelError, ModelRequest, ModelResponse, ScriptedModel, StopReason, ToolCall,
+    ToolFailureOptions, model::ModelEvent,
 };
 use reticent_tests::transcript::{last_tool_result, offered, shown, tool_results};
 use serde_json::json;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use reticent::{
-    Agent, BuildError, ModelResponse, PrerequisiteNotMet, ScriptedModel, StopReason, ToolCall,
-    ToolResult,
+    Agent, BuildError, ModelResponse, ScriptedModel, StopReason, ToolCall, ToolResult,
+    failures::PrerequisiteNotMet,
 };
 use reticent_tests::transcript::{last_tool_result, shown};
 use serde_json::json;

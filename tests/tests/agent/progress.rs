@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use reticent::{
-    Agent, AgentEvent, LogLevel, ModelResponse, RunOptions, ScriptedModel, ToolCall, ToolContext,
-    ToolFailureOptions,
+    Agent, AgentEvent, ModelResponse, RunOptions, ScriptedModel, ToolCall, ToolContext,
+    ToolFailureOptions, tool::LogLevel,
 };
 use reticent_tests::spans::capture_spans;
 use serde_json::json;

@@ -6,9 +6,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reticent::{
-    Agent, AgentError, CancellationToken, Decisions, EffectOutcome, Message, ModelError,
-    ModelRequest, ModelResponse, PendingReason, ResumeError, RunOptions, RunState, ScriptedModel,
-    StopReason, ToolFailureOptions, Usage, kinds,
+    Agent, AgentError, CancellationToken, Decisions, Message, ModelError, ModelRequest,
+    ModelResponse, ResumeError, RunOptions, RunState, ScriptedModel, StopReason,
+    ToolFailureOptions, Usage,
+    agent::PendingReason,
+    failures::{EffectOutcome, kinds},
 };
 use reticent_tests::shop::{Shop, calls, ledger, lookup, refund, results, ship, transfer, waiting};
 use serde_json::json;

@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use reticent::{
-    Agent, CancellationToken, Decisions, ErrorNotKept, ModelResponse, RunOptions, RunState,
-    ScriptedModel, StopReason,
+    Agent, CancellationToken, Decisions, ModelResponse, RunOptions, RunState, ScriptedModel,
+    StopReason, failures::ErrorNotKept,
 };
 use reticent_tests::shop::{CANARY, Shop, calls, charge, refund, transfer};
 

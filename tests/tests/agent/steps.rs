@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use reticent::{
-    Agent, AgentError, CallRecord, Decisions, EffectOutcome, ErrorNotKept, Model, ModelError,
-    ModelRequest, ModelResponse, ModelStep, PendingReason, RunOptions, ScriptedModel, StepError,
-    StepExecutor, StopReason, ToolCall, ToolStep,
+    Agent, AgentError, Decisions, Model, ModelError, ModelRequest, ModelResponse, RunOptions,
+    ScriptedModel, StopReason, ToolCall,
+    agent::{CallRecord, ModelStep, PendingReason, StepError, StepExecutor, ToolStep},
+    failures::{EffectOutcome, ErrorNotKept},
 };
 use reticent_tests::shop::{
     CANARY, Shop, calls, charge, ledger, lookup, refund, results, ship, transfer,

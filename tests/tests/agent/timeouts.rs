@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use reticent::{
     Agent, AgentError, CancellationToken, ModelResponse, ScriptedModel, StopReason, ToolContext,
-    ToolFailureMode, ToolFailureOptions, ToolResult, ToolTimedOut,
+    ToolFailureMode, ToolFailureOptions, ToolResult, failures::ToolTimedOut,
 };
 use reticent_tests::transcript::{last_tool_result, tool_results};
 use serde_json::json;

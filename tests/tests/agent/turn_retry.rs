@@ -14,7 +14,8 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use reticent::{
     Agent, AgentError, AgentEvent, AgentResult, CancellationToken, Message, Model, ModelError,
-    ModelEvent, ModelRequest, ModelResponse, RetryPolicy, RunOptions, Usage,
+    ModelRequest, ModelResponse, RunOptions, Usage,
+    model::{ModelEvent, RetryPolicy},
 };
 use serde_json::json;
 

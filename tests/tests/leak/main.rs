@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 mod agent_canary;
+mod kit;
 mod mcp_canary;
 mod property;
 mod provider_canary;

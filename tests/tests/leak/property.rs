@@ -43,7 +43,7 @@ use reticent::providers::openai::OpenAi;
 use reticent::{
     Agent, AgentError, AgentEvent, AgentResult, Message, Model, ModelResponse, ScriptedModel, Tool,
     ToolCall, ToolContext, ToolDefinition, ToolFailure, ToolFailureMode, ToolFailureOptions,
-    ToolFuture,
+    tool::ToolFuture,
 };
 use reticent_tests::leak::{
     Registered, Registry, SLOW_TOOL_LIMIT, Spec, canary, cases, check_surface, full_chain, spec,

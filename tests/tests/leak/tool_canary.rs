@@ -5,8 +5,8 @@ use std::error::Error as StdError;
 use std::sync::Arc;
 
 use reticent::{
-    Agent, BoxError, Disclose, Failure, ModelResponse, ScriptedModel, Tool, ToolContext, ToolError,
-    ToolFailureOptions, Toolbox,
+    Agent, Disclose, Failure, ModelResponse, ScriptedModel, Tool, ToolContext, ToolError,
+    ToolFailureOptions, Toolbox, failures::BoxError,
 };
 use serde_json::json;
 

@@ -11,8 +11,8 @@ use futures::StreamExt as _;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use reticent::mcp::{McpCallError, McpClient, McpServer};
 use reticent::{
-    Agent, AgentEvent, AgentResult, CancellationToken, LogLevel, ModelResponse, ScriptedModel,
-    ToolContext, ToolError,
+    Agent, AgentEvent, AgentResult, CancellationToken, ModelResponse, ScriptedModel, ToolContext,
+    ToolError, tool::LogLevel,
 };
 use reticent_tests::mcp::assert_model_never_saw;
 use reticent_tests::mcp::conformance::Suite;

@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use reticent::mcp::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 use reticent::{
-    Agent, AgentError, AgentResult, CancellationToken, EffectOutcome, ModelResponse, RunOptions,
-    ScriptedModel, StopReason, Tool, ToolCall, ToolContext, ToolError, ToolFailureOptions,
+    Agent, AgentError, AgentResult, CancellationToken, ModelResponse, RunOptions, ScriptedModel,
+    StopReason, Tool, ToolCall, ToolContext, ToolError, ToolFailureOptions,
+    failures::EffectOutcome,
 };
 use reticent_tests::mcp::python::{python, workspace};
 use reticent_tests::mcp::{

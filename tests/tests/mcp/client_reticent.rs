@@ -9,8 +9,8 @@ use std::time::Duration;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use reticent::mcp::{McpCallError, McpClient, McpServer, McpToolError};
 use reticent::{
-    CancellationToken, Disclose, EffectOutcome, ModelResponse, ToolCall, ToolContext,
-    ToolFailureOptions,
+    CancellationToken, Disclose, ModelResponse, ToolCall, ToolContext, ToolFailureOptions,
+    failures::EffectOutcome,
 };
 use reticent_tests::mcp::{Failures, assert_model_never_saw, call_tool, find_tool, run_agent};
 use reticent_tests::transcript::shown_texts;

@@ -18,7 +18,8 @@ use hyper::body::{Bytes, Frame, Incoming};
 use hyper_util::rt::TokioIo;
 use reticent::mcp::{McpCallError, McpClient, McpClientError};
 use reticent::{
-    EffectOutcome, ModelResponse, Tool, ToolCall, ToolContext, ToolError, ToolFailureOptions,
+    ModelResponse, Tool, ToolCall, ToolContext, ToolError, ToolFailureOptions,
+    failures::EffectOutcome,
 };
 use reticent_tests::mcp::hostile::{Misbehaviour, answer};
 use reticent_tests::mcp::{assert_model_never_saw, find_tool, run_agent};

@@ -9,14 +9,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use reticent::BuildError;
+use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::{
     CallToolRequestParams, LoggingLevel, LoggingMessageNotificationParam,
     ProgressNotificationParam, RequestMetaObject, SetLevelRequestParams,
 };
 use reticent::mcp::rmcp::service::{NotificationContext, RoleClient, RunningService};
 use reticent::mcp::rmcp::{ClientHandler, ServiceExt};
-use reticent::mcp::{BuildError, McpServer};
-use reticent::{LogLevel, Tool, ToolContext, ToolDefinition, ToolFuture};
+use reticent::{
+    Tool, ToolContext, ToolDefinition,
+    tool::{LogLevel, ToolFuture},
+};
 use reticent_tests::mcp::text;
 use reticent_tests::spans::capture_spans;
 use serde_json::{Value, json};

@@ -551,7 +551,7 @@ fn build_refuses_two_tools_with_one_name() {
         .unwrap_err();
     assert_eq!(
         error,
-        reticent::mcp::BuildError::DuplicateTool {
+        reticent::BuildError::DuplicateTool {
             name: "echo".into()
         }
     );
@@ -579,7 +579,7 @@ fn build_refuses_a_tool_that_needs_approval_unless_the_client_is_trusted_to_ask(
             .unwrap_err();
         assert_eq!(
             error,
-            reticent::mcp::BuildError::NeedsApproval { name: name.into() }
+            reticent::BuildError::NeedsApproval { name: name.into() }
         );
         let message = error.to_string();
         assert!(
@@ -594,10 +594,7 @@ fn build_refuses_a_tool_that_needs_approval_unless_the_client_is_trusted_to_ask(
         .trust_client_approval(false)
         .build()
         .unwrap_err();
-    assert!(matches!(
-        error,
-        reticent::mcp::BuildError::NeedsApproval { .. }
-    ));
+    assert!(matches!(error, reticent::BuildError::NeedsApproval { .. }));
 }
 
 #[tokio::test]

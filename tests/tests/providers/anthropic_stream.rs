@@ -5,7 +5,7 @@
 
 use reticent::providers::__fuzz::read_anthropic_stream;
 use reticent::providers::anthropic::Anthropic;
-use reticent::{Model, ModelEvent, ModelResponse, ToolCall, Usage};
+use reticent::{Model, ModelResponse, ToolCall, Usage, model::ModelEvent};
 use reticent_tests::provider::stream::{self, Wire, collect, request, streamed};
 use reticent_tests::provider::{ANTHROPIC_KEY as KEY, Reply, TestServer, anthropic as model};
 use serde_json::{Value, json};

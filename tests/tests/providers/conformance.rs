@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use reticent::{Agent, AgentEvent, ModelEvent, ToolCall, ToolFailureMode};
+use reticent::{Agent, AgentEvent, ToolCall, ToolFailureMode, model::ModelEvent};
 use reticent_tests::conformance::{
     Piece, Settings, bare, check_request, collect, request, specs, streamed, usage,
 };

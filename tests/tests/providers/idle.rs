@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use reticent::{Message, Model, ModelEvent, ModelRequest};
+use reticent::{Message, Model, ModelRequest, model::ModelEvent};
 use reticent_tests::conformance::{Piece, Settings, gemini, openai_responses};
 use reticent_tests::provider::{Reply, StreamEnd, TestServer, anthropic, fixture, openai};
 

@@ -12,7 +12,7 @@ use futures::StreamExt;
 use reticent::providers::__fuzz::read_openai_stream;
 use reticent::providers::anthropic::Anthropic;
 use reticent::providers::openai::OpenAi;
-use reticent::{Agent, AgentError, AgentEvent, Model, ModelEvent};
+use reticent::{Agent, AgentError, AgentEvent, Model, model::ModelEvent};
 use reticent_tests::provider::stream::{collect, request};
 use reticent_tests::provider::{Reply, StreamEnd, TestServer, anthropic, openai};
 use serde_json::{Value, json};

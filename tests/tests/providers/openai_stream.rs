@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use reticent::providers::__fuzz::read_openai_stream;
 use reticent::providers::openai::OpenAi;
-use reticent::{Model, ModelEvent, ModelResponse, ToolCall, Usage};
+use reticent::{Model, ModelResponse, ToolCall, Usage, model::ModelEvent};
 use reticent_tests::provider::stream::{self, FIXTURE_TEXT, Wire, request, streamed, text_deltas};
 use reticent_tests::provider::{OPENAI_KEY as KEY, Reply, TestServer, fixture, openai as model};
 use serde_json::{Value, json};

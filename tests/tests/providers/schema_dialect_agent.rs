@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use reticent::{
     Agent, ModelResponse, SchemaDialect, ScriptedModel, Tool, ToolContext, ToolDefinition,
-    ToolFuture,
+    tool::ToolFuture,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 //! through the ingress; bad decisions are refused at once, a rejection is told to the model.
 
 use crate::support::{Desk, Server, eventually, scratch};
-use reticent::CallDigest;
+use reticent::agent::CallDigest;
 use reticent_tests::restate_desk::WORKFLOW;
 use serde_json::{Value, json};
 

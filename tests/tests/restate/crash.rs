@@ -5,7 +5,7 @@
 //! model saw, never a tool's withheld message.
 
 use crate::support::{Desk, Server, eventually, scratch};
-use reticent::CallDigest;
+use reticent::agent::CallDigest;
 use reticent_tests::restate_desk::{CANARY, HOLD_TRANSFER, WORKFLOW};
 use serde_json::{Value, json};
 

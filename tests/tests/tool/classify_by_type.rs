@@ -14,8 +14,8 @@ use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::CallToolRequestParams;
 use reticent::providers::anthropic::Anthropic;
 use reticent::{
-    Agent, AgentResult, Model, ModelResponse, OutputError, ScriptedModel, Tool, ToolContext,
-    ToolError, ToolFailure, Toolbox,
+    Agent, AgentResult, Model, ModelResponse, ScriptedModel, Tool, ToolContext, ToolError,
+    ToolFailure, Toolbox, failures::OutputError,
 };
 use reticent_tests::mcp::{Failures, connect, text};
 use reticent_tests::provider::{Reply, TestServer, fixture, openai, openai_tool_call};

@@ -7,8 +7,8 @@ use anyhow::{Context as _, anyhow, bail};
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::CallToolRequestParams;
 use reticent::{
-    Agent, ArgumentError, Disclose, Failure, ModelResponse, RetryHint, ScriptedModel, Tool,
-    ToolContext, ToolError,
+    Agent, ArgumentError, Disclose, Failure, ModelResponse, ScriptedModel, Tool, ToolContext,
+    ToolError, failures::RetryHint,
 };
 use reticent_tests::mcp::{Failures, connect, text};
 use serde_json::json;

@@ -11,8 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::CallToolRequestParams;
 use reticent::{
-    Agent, ArgumentError, ArgumentValidator, BuildError, ModelResponse, ParametersSchema,
-    ScriptedModel, Tool, ToolContext, ToolDefinition, ToolError, ToolFuture, Toolbox,
+    Agent, ArgumentError, BuildError, ModelResponse, ScriptedModel, Tool, ToolContext,
+    ToolDefinition, ToolError, Toolbox,
+    tool::{ArgumentValidator, ParametersSchema, ToolFuture},
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -459,7 +460,7 @@ fn a_schema_whose_constraints_cannot_be_compiled_is_refused_when_built() {
         .build()
         .unwrap_err();
     assert!(
-        matches!(&error, reticent::mcp::BuildError::UncheckableSchema { name, .. } if name == "rate"),
+        matches!(&error, reticent::BuildError::UncheckableSchema { name, .. } if name == "rate"),
         "{error:?}"
     );
 }

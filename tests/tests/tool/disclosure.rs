@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 const MAX_MESSAGE_LEN: usize = reticent::ToolError::MAX_MESSAGE_LEN;
 use reticent::{
-    ArgumentError, BoxError, Disclose, Disclosure, Failure, Tool, ToolContext, ToolError, Toolbox,
+    ArgumentError, Disclose, Disclosure, Failure, Tool, ToolContext, ToolError, Toolbox,
+    failures::BoxError,
 };
 use serde_json::{Value, json};
 

@@ -157,7 +157,7 @@ impl Tool for Forward {
         self.0.definition()
     }
 
-    fn call(&self, args: Value, cx: ToolContext) -> reticent::ToolFuture<'_> {
+    fn call(&self, args: Value, cx: ToolContext) -> reticent::tool::ToolFuture<'_> {
         self.0.call(args, cx)
     }
 }

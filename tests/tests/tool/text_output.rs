@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use reticent::{Disclose, Tool, ToolContext, ToolDefinition, ToolError, ToolFuture, Toolbox};
+use reticent::{Disclose, Tool, ToolContext, ToolDefinition, ToolError, Toolbox, tool::ToolFuture};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -234,7 +234,7 @@ fn failures_as_text_withhold_what_call_withholds() {
     };
     let output_error = failure
         .error()
-        .downcast_ref::<reticent::OutputError>()
+        .downcast_ref::<reticent::failures::OutputError>()
         .expect("an OutputError");
     assert!(output_error.holds_result());
     for text in [

@@ -353,7 +353,7 @@ impl McpCallError {
     /// ([`Disconnected`](Self::Disconnected), [`Cancelled`](Self::Cancelled),
     /// [`TimedOut`](Self::TimedOut)), or its answer could not be read
     /// ([`Unreadable`](Self::Unreadable)). The effects ledger records such calls as
-    /// [`EffectOutcome::Unknown`](crate::EffectOutcome::Unknown).
+    /// [`EffectOutcome::Unknown`](crate::failures::EffectOutcome::Unknown).
     pub fn effect_unknown(&self) -> bool {
         matches!(
             self,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::session::Session;
 use super::{FailureHook, Inner, McpServer, definition};
 use crate::error::ToolFailure;
-use crate::tool::{Tool, ToolSet, ToolSetError, Toolbox};
+use crate::tool::{BuildError, Tool, ToolSet, Toolbox};
 
 /// Builds an [`McpServer`]. Start with [`McpServer::builder`].
 #[must_use = "call `.build()` to get a server"]
@@ -119,14 +119,7 @@ impl McpServerBuilder {
     /// any output; no tool that needs approval unless the client is trusted to ask for it) and
     /// builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
-        let tools = ToolSet::new(self.tools).map_err(|error| match error {
-            ToolSetError::Duplicate(name) => BuildError::DuplicateTool { name },
-            ToolSetError::InvalidName(name) => BuildError::InvalidToolName { name },
-            ToolSetError::NotAnObjectSchema(name) => BuildError::InvalidSchema { name },
-            ToolSetError::Uncheckable { name, reason } => {
-                BuildError::UncheckableSchema { name, reason }
-            }
-        })?;
+        let tools = ToolSet::new(self.tools)?;
         if !self.trust_client_approval
             && let Some(tool) = tools.iter().find(|tool| tool.needs_approval())
         {
@@ -163,61 +156,6 @@ impl McpServerBuilder {
         });
         Ok(McpServer::with_session(&inner, Session::default()))
     }
-}
-
-/// Why [`McpServerBuilder::build`] refused the tools.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// Two tools have the same name.
-    #[error("two tools are named `{name}`; tool names must be unique")]
-    DuplicateTool {
-        /// The name.
-        name: String,
-    },
-    /// A tool's name does not match `^[a-zA-Z0-9_-]{1,64}$`.
-    #[error("the tool name `{name}` is invalid: names must match ^[a-zA-Z0-9_-]{{1,64}}$")]
-    InvalidToolName {
-        /// The name.
-        name: String,
-    },
-    /// A tool's parameter schema is not an object schema.
-    #[error("the parameters of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`")]
-    InvalidSchema {
-        /// The tool's name.
-        name: String,
-    },
-    /// A tool's parameter schema carries constraints that cannot be compiled into a validator
-    /// (see [`ArgumentValidator`](crate::ArgumentValidator)).
-    #[error("the parameters of tool `{name}` cannot be checked against their schema: {reason}")]
-    UncheckableSchema {
-        /// The tool's name.
-        name: String,
-        /// What is wrong with the schema.
-        reason: String,
-    },
-    /// A tool's output schema is not an object schema, as MCP requires (a non-object output is
-    /// described by an object schema with `"x-reticent-wrap-result": true`).
-    #[error(
-        "the output schema of tool `{name}` must be a JSON Schema with `\"type\": \"object\"`; \
-         describe a non-object output as `{{\"result\": ..}}` and mark the schema with \
-         `\"x-reticent-wrap-result\": true`"
-    )]
-    InvalidOutputSchema {
-        /// The tool's name.
-        name: String,
-    },
-    /// A tool needs a person's approval before each call, and the server was not told that
-    /// the client asks for it ([`McpServerBuilder::trust_client_approval`]).
-    #[error(
-        "tool `{name}` needs a person's approval before each call, which an MCP server cannot \
-         ask for: serve it only to clients that confirm each call with their user and say so \
-         with `.trust_client_approval(true)`, or run it in an `Agent`, which stops for approval"
-    )]
-    NeedsApproval {
-        /// The tool's name.
-        name: String,
-    },
 }
 
 impl fmt::Debug for McpServerBuilder {

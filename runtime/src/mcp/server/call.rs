@@ -1,6 +1,7 @@
-//! One `tools/call`, from the request to the client's result: the tool run through the tool
-//! module's [`start`], in place on the first poll; its reports passed on to the client while it
-//! runs; the failure reported to the operator and the rendered text sent to the client.
+//! One `tools/call`, from the request to the client's result: the tool run through
+//! [`invoke`], the entry point the agent loop calls too, polled in place on the request's first
+//! poll; its reports passed on to the client while it runs; the failure reported to the
+//! operator and the rendered text sent to the client.
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -10,26 +11,22 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::future::Either;
-#[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
-use rmcp::model::{
-    CallToolResult, ContentBlock, ErrorCode, ErrorData, LoggingMessageNotificationParam,
-    NumberOrString, ProgressNotificationParam, ProgressToken,
-};
-use rmcp::service::{Peer, RequestContext, RoleServer};
+use rmcp::model::{CallToolResult, ContentBlock, ErrorCode, ErrorData, NumberOrString};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::McpServer;
-use super::definition::{self, Output};
-use super::session::{self, mcp_level};
-use crate::error::{ToolFailure, kinds};
+use super::notify::Notify;
+use super::result::{success, success_text};
+use super::session;
+use crate::error::ToolFailure;
 use crate::render;
 use crate::tool::{
-    AsText, AsValue, CallArguments, CallScope, Deliver, Form, Forward, InPlace, Invocation,
-    Observer, Step, Tool, ToolUpdate, UnknownTool, Updates, drive, execute_span, record_failure,
-    start,
+    AsText, AsValue, CallArguments, CallScope, Encoding, Forward, InPlace, Invocation, Observer,
+    Step, Updates, drive, execute_span, invoke, record_failure, unknown_tool,
 };
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
@@ -40,7 +37,7 @@ use crate::tool::{
 pub(super) struct CallTool<'s, R> {
     server: &'s McpServer,
     /// The request is held in place until the first poll: boxing it would cost every call an
-    /// allocation. The first poll borrows it there and moves out only the arguments.
+    /// allocation.
     stage: InPlace<'s, Request, Answered>,
     into: fn(CallToolResult) -> R,
 }
@@ -77,8 +74,8 @@ impl<R> Future for CallTool<'_, R> {
         let server = this.server;
         let into = this.into;
         this.stage
-            .poll_in_place(task, |(name, arguments, context), task| {
-                server.begin(name, std::mem::take(arguments), context, task)
+            .poll_with(task, |(name, arguments, context), task| {
+                server.begin(&name, arguments, &context, task)
             })
             .map_ok(into)
     }
@@ -131,16 +128,8 @@ impl McpServer {
 
         let Some((position, tool_name, tool)) = inner.tools.find(name) else {
             let available: Vec<&str> = self.tool_names().collect();
-            let text = render::unknown_tool(name, &available);
-            let mut failure = ToolFailure::new(
-                name,
-                call_id,
-                kinds::UNKNOWN_TOOL,
-                Arc::new(UnknownTool {
-                    name: name.to_string(),
-                }),
-                text.clone(),
-            );
+            let mut failure = unknown_tool(name, call_id, &available);
+            let text = failure.shown_to_model.clone();
             failure.arguments = arguments;
             failure.elapsed = start.elapsed();
             self.report(&span, &failure);
@@ -159,10 +148,10 @@ impl McpServer {
         // Arguments sent as a JSON string are read as the JSON text they hold, as some clients
         // send them; text that is not JSON is an argument error. The arguments are kept for
         // the failure record only when a hook will read it.
+        let keep = !inner.on_failure.is_empty();
         let arguments = match arguments {
-            Value::String(text) => CallArguments::KeptText(text),
-            arguments if inner.on_failure.is_empty() => CallArguments::Owned(arguments),
-            arguments => CallArguments::Kept(arguments),
+            Value::String(text) => CallArguments::text(text, keep),
+            arguments => CallArguments::value(Cow::Owned(arguments), keep),
         };
         let invocation = Invocation {
             tool,
@@ -200,7 +189,7 @@ impl McpServer {
             }),
             Some(shape) => {
                 answer.begin::<AsValue>(invocation, caller, watch, task, move |output, span| {
-                    success(tool, shape, output, span)
+                    success(tool_name, shape, output, span)
                 })
             }
         }
@@ -246,18 +235,18 @@ impl McpServer {
 }
 
 impl<'s> Answer<'s> {
-    /// Starts `invocation` for `caller`, its output made as `F` says, under the call's span:
+    /// Starts `invocation` for `caller`, its output made as `E` says, under the call's span:
     /// answered at once when it is done and nobody watches its reports; otherwise a future
     /// that passes the reports on to the client while the call runs (`watch`), and answers at
     /// its end. `to_result` makes the output the client's result.
     #[inline(always)]
-    fn begin<F: Form>(
+    fn begin<E: Encoding>(
         self,
         invocation: Invocation<'s>,
         caller: Caller<'_>,
         watch: Option<(Updates, Notify<'s>)>,
         task: &mut Context<'_>,
-        to_result: impl FnOnce(F::Output, &tracing::Span) -> CallToolResult + Send + 's,
+        to_result: impl FnOnce(E::Output, &tracing::Span) -> CallToolResult + Send + 's,
     ) -> Step<'s, Answered> {
         let Caller {
             call_id,
@@ -272,7 +261,7 @@ impl<'s> Answer<'s> {
                 parent: token,
                 observer,
             };
-            start::<F>(invocation, scope, task)
+            invoke::<E>(invocation, scope).first_poll(task)
         };
         let running = match started {
             // Done before anyone could stop it: answered, also when the client cancelled the
@@ -319,78 +308,6 @@ impl<'s> Answer<'s> {
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);
                 server.report(&span, &failure);
                 Ok(result)
-            }
-        }
-    }
-}
-
-/// The result of a call of `tool`, which has an output schema, that succeeded: the output as
-/// text and as `structuredContent` of the shape `shape`.
-fn success(
-    tool: &Arc<dyn Tool>,
-    shape: Output,
-    output: Value,
-    span: &tracing::Span,
-) -> CallToolResult {
-    let text = match &output {
-        Value::String(text) => text.clone(),
-        // Writes bytes straight to a buffer, unlike `Display`; a `Value` always serializes.
-        other => serde_json::to_string(other).unwrap_or_default(),
-    };
-    match definition::structured(shape, output) {
-        Ok(structured) => success_text(text, Some(structured)),
-        Err(_) => {
-            tracing::warn!(
-                parent: span,
-                tool = %tool.definition().name,
-                "the tool's output is not an object, as its output schema says: \
-                 the result has no structuredContent"
-            );
-            success_text(text, None)
-        }
-    }
-}
-
-/// The result of a call that succeeded, with `text` as its content.
-#[inline(always)]
-fn success_text(text: String, structured: Option<Value>) -> CallToolResult {
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = structured;
-    result
-}
-
-/// Passes a running call's reports on to the client: progress as `notifications/progress`
-/// (with the request's token), log lines as `notifications/message` (the tool's name as the
-/// logger). A client that went away misses them.
-struct Notify<'a> {
-    peer: Peer<RoleServer>,
-    progress_token: Option<ProgressToken>,
-    tool: &'a str,
-}
-
-impl Deliver for Notify<'_> {
-    #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
-    async fn deliver(&mut self, update: ToolUpdate) {
-        match update {
-            ToolUpdate::Progress {
-                progress,
-                total,
-                message,
-            } => {
-                // Queued only when there is a token.
-                let Some(token) = &self.progress_token else {
-                    return;
-                };
-                let mut params = ProgressNotificationParam::new(token.clone(), progress);
-                params.total = total;
-                params.message = message;
-                let _ = self.peer.notify_progress(params).await;
-            }
-            ToolUpdate::Log { level, message } => {
-                let params =
-                    LoggingMessageNotificationParam::new(mcp_level(level), Value::String(message))
-                        .with_logger(self.tool);
-                let _ = self.peer.notify_logging_message(params).await;
             }
         }
     }

@@ -151,8 +151,8 @@ mod tests {
             &self.0
         }
 
-        fn call(&self, _: Value, _: crate::ToolContext) -> crate::ToolFuture<'_> {
-            crate::ToolFuture::ready(Ok(Value::Null))
+        fn call(&self, _: Value, _: crate::ToolContext) -> crate::tool::ToolFuture<'_> {
+            crate::tool::ToolFuture::ready(Ok(Value::Null))
         }
     }
 

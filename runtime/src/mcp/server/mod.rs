@@ -4,6 +4,8 @@ mod builder;
 mod call;
 mod definition;
 mod handler;
+mod notify;
+mod result;
 mod session;
 mod transport;
 
@@ -11,7 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use builder::{BuildError, McpServerBuilder};
+pub use builder::McpServerBuilder;
 pub use transport::ServeError;
 
 use self::session::Session;

@@ -12,7 +12,7 @@ use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio_util::sync::CancellationToken;
 
-use crate::LogLevel;
+use crate::tool::LogLevel;
 
 /// One connection's state.
 #[derive(Debug, Default)]

@@ -46,14 +46,14 @@
 //!         "required": ["city"]
 //!     })
 //! );
-//! # Ok::<(), reticent::SchemaError>(())
+//! # Ok::<(), reticent::model::SchemaError>(())
 //! ```
 //!
 //! # Keywords
 //!
 //! A keyword the dialect enforces stays a keyword. One it cannot express but the model should
 //! read moves into the `description` as `keyword: value`; the agent still enforces the
-//! constraints among them (see [`ArgumentValidator`](crate::ArgumentValidator)). A `format` a
+//! constraints among them (see [`ArgumentValidator`](crate::tool::ArgumentValidator)). A `format` a
 //! Rust number type implies (`uint8`, `int64`, `double`) is dropped where the dialect lacks it,
 //! never described: the range of an integer format of 32 bits or fewer is written as
 //! `minimum`/`maximum` instead (keeping bounds already written when they are tighter), so the

@@ -14,7 +14,7 @@
 //! `null`, so a tool whose conversion added none has no normaliser and pays nothing. A value
 //! that matches several members of an `anyOf` is normalised by the first member whose
 //! converted schema accepts it (each such member is compiled into a validator, once, whose
-//! `pattern`s are matched as the [`ArgumentValidator`](crate::ArgumentValidator) matches them:
+//! `pattern`s are matched as the [`ArgumentValidator`](crate::tool::ArgumentValidator) matches them:
 //! within its bounds, as part of the call's check).
 
 use std::collections::{HashMap, HashSet};

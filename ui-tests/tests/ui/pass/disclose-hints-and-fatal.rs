@@ -1,4 +1,4 @@
-use reticent::{Disclose, Disclosure, RetryHint, Tool, ToolContext};
+use reticent::{Disclose, Disclosure, Tool, ToolContext, failures::RetryHint};
 use serde_json::json;
 
 /// Transient unless a variant says otherwise.
