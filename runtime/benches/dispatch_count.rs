@@ -8,8 +8,9 @@
 //!
 //! MODE is `inputs` (make and drop the inputs only), `floor` (hand-written serde), `tool`
 //! (`Tool::call`), `failure` (a failing `Tool::call`, its error classified and rendered),
-//! `floor_text` (`serde_json::from_str` straight into the struct) or `text`
-//! (`Tool::call_text`).
+//! `floor_text` (`serde_json::from_str` straight into the struct), `text`
+//! (`Tool::call_text`), `limited` (`Tool::call` of the same tool with constraints in its
+//! schema, which its call checks) or `limited_text` (its `Tool::call_text`).
 
 use std::hint::black_box;
 
@@ -19,7 +20,9 @@ use serde_json::Value;
 #[path = "support/booking.rs"]
 mod booking;
 
-use booking::{failure, floor, floor_text, success, success_text};
+use booking::{
+    failure, floor, floor_text, success, success_limited, success_limited_text, success_text,
+};
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
@@ -54,9 +57,17 @@ fn main() {
                 drop(args);
                 black_box(success_text(black_box(&text), cx));
             }
-            other => {
-                panic!("unknown mode {other:?}: inputs, floor, tool, failure, floor_text or text")
+            "limited" => {
+                black_box(success_limited(args, cx));
             }
+            "limited_text" => {
+                drop(args);
+                black_box(success_limited_text(black_box(&text), cx));
+            }
+            other => panic!(
+                "unknown mode {other:?}: inputs, floor, tool, failure, floor_text, text, limited \
+                 or limited_text"
+            ),
         }
     }
 }

@@ -87,69 +87,42 @@ fn main() {
             |cx| success(serde_json::from_str(&text).expect("valid"), cx),
         ),
     );
-    // What the agent and the MCP server check before a call. `book` has no constraint beyond
-    // its types: no validator, and the tool set holds it as it is.
+    // A tool checks its own schema's constraints in `Tool::call`. `book` has none beyond its
+    // types: it checks nothing. `book_limited` is the same tool with a range on `nights` and on
+    // the zip code, and lengths on the street and the city: its call checks them first.
     let unchecked = ArgumentValidator::new(&Book.definition().parameters).expect("compiles");
     assert!(unchecked.is_none(), "`book` has nothing to check");
+    let limited = ArgumentValidator::new(&BookLimited.definition().parameters).expect("compiles");
+    assert!(limited.is_some(), "`book_limited` has constraints");
     report(
-        "no constraints: checked path / Tool::call",
+        "constraints: Tool::call checked / unchecked",
         paired::compare(
             ROUNDS,
             BATCH,
             inputs,
             |(a, cx)| success(a, cx),
-            |(a, cx)| {
-                if let Some(validator) = &unchecked {
-                    validator.check(&a).expect("valid");
-                }
-                success(a, cx)
-            },
-        ),
-    );
-    // `book_limited`: the same tool with a range on `nights` and on the zip code, and lengths
-    // on the street and the city.
-    let validator = ArgumentValidator::new(&BookLimited.definition().parameters)
-        .expect("compiles")
-        .expect("`book_limited` has constraints");
-    report(
-        "constraints: check + Tool::call / Tool::call",
-        paired::compare(
-            ROUNDS,
-            BATCH,
-            inputs,
             |(a, cx)| success_limited(a, cx),
-            |(a, cx)| {
-                validator.check(&a).expect("valid");
-                success_limited(a, cx)
-            },
         ),
     );
     report(
-        "constraints: check + Tool::call / floor",
+        "constraints: Tool::call checked / floor",
         paired::compare(
             ROUNDS,
             BATCH,
             inputs,
             |(a, _cx)| floor(a),
-            |(a, cx)| {
-                validator.check(&a).expect("valid");
-                success_limited(a, cx)
-            },
+            |(a, cx)| success_limited(a, cx),
         ),
     );
-    // From text, a checked tool's arguments are parsed into a `Value`, checked, and called.
+    // From text, a checked tool's arguments are parsed into a `Value`, checked, and decoded.
     report(
-        "constraints, from text: parse + check + call / call_text",
+        "constraints, from text: checked / unchecked",
         paired::compare(
             ROUNDS,
             BATCH,
             ToolContext::default,
+            |cx| success_text(&text, cx),
             |cx| success_limited_text(&text, cx),
-            |cx| {
-                let a: serde_json::Value = serde_json::from_str(&text).expect("valid");
-                validator.check(&a).expect("valid");
-                success_limited(a, cx)
-            },
         ),
     );
     report(

@@ -19,6 +19,7 @@
 //! | [`FitForArgumentMessage`] | a field of a `#[disclose(argument)]` error is not an error type |
 //! | [`SecretCannotBeFormatted`] | a [`Secret`](crate::Secret) is never formatted into text |
 //! | [`SecretCannotBeSerialized`] | a [`Secret`](crate::Secret) is never serialized |
+//! | [`ProgressAmount`], [`ProgressTotal`] | a call's progress is counted in numbers, integers or floats |
 //!
 //! What a tool returns is taken apart by its type, never by how it is written: a `Result` —
 //! `Result<T, E>`, `io::Result<T>`, an alias, a `Result` renamed with `use … as` — has its
@@ -34,8 +35,8 @@ use serde::de::DeserializeOwned;
 pub use crate::argument_field::FitForArgumentMessage;
 pub use crate::secret::{SecretCannotBeFormatted, SecretCannotBeSerialized};
 pub use crate::tool::rules::{
-    DiscloseErrorType, OutputIsNotAResult, OutputIsNotAnError, ThreadSafeError, ToolErrorType,
-    ToolOutput,
+    DiscloseErrorType, OutputIsNotAResult, OutputIsNotAnError, ProgressAmount, ProgressTotal,
+    ThreadSafeError, ToolErrorType, ToolOutput,
 };
 
 /// A type a tool parameter can be decoded into. `#[tool]` checks each parameter's type with

@@ -332,7 +332,8 @@ pub(crate) fn tool_impl(
             }
         });
     // One body per tool (`ToolBody::run`): `call`, `call_text` and `call_text_output` are the
-    // runtime's, around it.
+    // runtime's, around it. The definition and the check of the arguments against the
+    // schema's constraints are made once, in `ToolBody::described`.
     quote! {
         #arguments_struct
 
@@ -356,11 +357,9 @@ pub(crate) fn tool_impl(
             ) -> ::reticent::tool::ToolFuture<'_, ::reticent::__private::Encoded> {
                 #body
             }
-        }
 
-        #[automatically_derived]
-        impl ::reticent::Tool for #self_ty {
-            fn definition(&self) -> &::reticent::ToolDefinition {
+            #[inline]
+            fn described() -> &'static ::reticent::__private::Described {
                 static __DEFINITION: ::reticent::__private::DefinitionCell =
                     ::reticent::__private::DefinitionCell::new();
                 #checks
@@ -380,6 +379,13 @@ pub(crate) fn tool_impl(
                         #output_schema,
                     )
                 })
+            }
+        }
+
+        #[automatically_derived]
+        impl ::reticent::Tool for #self_ty {
+            fn definition(&self) -> &::reticent::ToolDefinition {
+                <Self as ::reticent::__private::ToolBody<#arguments_ty>>::described().definition()
             }
 
             #timeout

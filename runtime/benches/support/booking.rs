@@ -1,6 +1,6 @@
 //! The tool both dispatch benchmarks measure, and the hand-written floor it is measured
 //! against: a string, an integer and an optional nested struct; and the same tool with
-//! constraints in its schema (`book_limited`), which the agent checks before each call.
+//! constraints in its schema (`book_limited`), which its call checks first.
 #![allow(dead_code)]
 
 use futures::FutureExt;

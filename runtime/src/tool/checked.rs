@@ -1,113 +1,58 @@
-//! [`Checked`]: a tool as a [`ToolSet`](super::ToolSet) holds it when its arguments need work
-//! before it decodes them — the `null`s the model's schema dialect added removed
-//! ([`Normaliser`]), then the constraints of its schema checked ([`ArgumentValidator`]). A tool
-//! that needs neither is held as it is, and its calls cost what they cost before. Both are one
-//! check, whose matches against patterns share one budget; a costly one is made on the blocking
-//! pool, in the call's future, so that the call's time limit covers it.
+//! [`Checked`]: a tool as an agent's [`ToolSet`](super::ToolSet) holds it when the schema the
+//! model was offered lets it send a `null` the tool's own schema does not allow: the `null`s
+//! the model's schema dialect added are removed ([`Normaliser`]) before the tool is called. A
+//! tool that needs none of that is held as it is. The constraints of the tool's own schema are
+//! the tool's to check: a `#[tool]` checks them in its `call` (see `body.rs`), whoever calls it.
+
+use std::time::Duration;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 
-use super::blocking::on_pool;
 use super::pattern::within_check;
-use super::validate::ArgumentValidator;
 use super::{Tool, ToolContext, ToolDefinition, ToolFuture};
-use crate::error::ArgumentError;
 use crate::model::Normaliser;
 
-/// A tool whose arguments are normalised and checked before it runs.
+/// A tool whose arguments are normalised before it runs.
 pub(crate) struct Checked {
     tool: Arc<dyn Tool>,
-    normaliser: Option<Arc<Normaliser>>,
-    validator: Option<Arc<ArgumentValidator>>,
+    normaliser: Normaliser,
 }
 
 impl Checked {
-    /// `tool` with the work its arguments need, or `tool` itself when they need none.
-    pub(crate) fn wrap(
-        tool: Arc<dyn Tool>,
-        normaliser: Option<Normaliser>,
-        validator: Option<Arc<ArgumentValidator>>,
-    ) -> Arc<dyn Tool> {
-        if normaliser.is_none() && validator.is_none() {
-            return tool;
-        }
-        Arc::new(Self {
-            tool,
-            normaliser: normaliser.map(Arc::new),
-            validator,
-        })
-    }
-}
-
-/// `args` normalised and checked, as one check.
-fn prepare(
-    normaliser: Option<&Normaliser>,
-    validator: Option<&ArgumentValidator>,
-    args: &mut Value,
-) -> Result<(), ArgumentError> {
-    let normalise = |args: &mut Value| {
-        if let Some(normaliser) = normaliser {
-            normaliser.apply(args);
-        }
-    };
-    match validator {
-        Some(validator) => within_check(|| {
-            normalise(args);
-            validator.check(args)
-        }),
-        None => {
-            normalise(args);
-            Ok(())
+    /// `tool` with its arguments normalised, or `tool` itself when there is nothing to remove.
+    pub(crate) fn wrap(tool: Arc<dyn Tool>, normaliser: Option<Normaliser>) -> Arc<dyn Tool> {
+        match normaliser {
+            Some(normaliser) => Arc::new(Self { tool, normaliser }),
+            None => tool,
         }
     }
 }
 
 /// Every provided method but the calls is the tool's own: what the runtime asks of a tool (its
 /// limit, how it runs, whether its output is trusted, whether a person must approve it,
-/// whether it reads its context) must
-/// not change because its arguments are checked. `call_text_output` keeps the trait's default,
-/// which goes through [`call`](Tool::call) and so through the check.
+/// whether it reads its context) must not change because its arguments are normalised.
+/// `call_text_output` keeps the trait's default, which goes through [`call`](Tool::call).
 impl Tool for Checked {
     fn definition(&self) -> &ToolDefinition {
         self.tool.definition()
     }
 
+    /// The normaliser's matches against patterns are one check, within its bounds.
     fn call(&self, mut args: Value, cx: ToolContext) -> ToolFuture<'_> {
-        if let Some(validator) = &self.validator
-            && validator.is_costly(&args)
-            && tokio::runtime::Handle::try_current().is_ok()
-        {
-            let (normaliser, validator) = (self.normaliser.clone(), Arc::clone(validator));
-            return ToolFuture::new(async move {
-                let (args, checked) = on_pool(move || {
-                    let checked = prepare(normaliser.as_deref(), Some(&validator), &mut args);
-                    (args, checked)
-                })
-                .await;
-                checked?;
-                self.tool.call(args, cx).await
-            });
-        }
-        if let Err(error) = prepare(
-            self.normaliser.as_deref(),
-            self.validator.as_deref(),
-            &mut args,
-        ) {
-            return ToolFuture::ready(Err(error.into()));
-        }
+        within_check(|| self.normaliser.apply(&mut args));
         self.tool.call(args, cx)
     }
 
-    /// Text is read into a `Value` only when there is work to do on it: always for a validator,
-    /// and for a normaliser only when the text holds a `null` anywhere (it may be in a string:
-    /// then the work finds nothing). Otherwise the tool decodes straight from the text. Text that
-    /// is not JSON goes to the tool, whose error says so.
+    /// Text is read into a `Value` only when there is work to do on it: when it holds a `null`
+    /// anywhere (it may be in a string: then the work finds nothing). Otherwise the tool
+    /// decodes straight from the text. Text that is not JSON goes to the tool, whose error
+    /// says so.
     fn call_text(&self, text: &str, cx: ToolContext) -> ToolFuture<'_> {
-        let work = self.validator.is_some() || (self.normaliser.is_some() && text.contains("null"));
-        if work && let Ok(args) = serde_json::from_str(text) {
+        if text.contains("null")
+            && let Ok(args) = serde_json::from_str(text)
+        {
             return self.call(args, cx);
         }
         self.tool.call_text(text, cx)
@@ -142,12 +87,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::Checked;
-    use crate::{
-        Tool, ToolContext, ToolDefinition,
-        tool::{ArgumentValidator, ToolFuture},
-    };
+    use crate::model::SchemaDialect;
+    use crate::{Tool, ToolContext, ToolDefinition, tool::ToolFuture};
 
-    /// A tool that says the opposite of every default.
+    /// A tool that says the opposite of every default, and answers with its arguments.
     struct Flagged(ToolDefinition);
 
     impl Tool for Flagged {
@@ -155,8 +98,8 @@ mod tests {
             &self.0
         }
 
-        fn call(&self, _: Value, _: ToolContext) -> ToolFuture<'_> {
-            ToolFuture::ready(Ok(Value::Null))
+        fn call(&self, args: Value, _: ToolContext) -> ToolFuture<'_> {
+            ToolFuture::ready(Ok(args))
         }
 
         fn timeout(&self) -> Option<Duration> {
@@ -180,48 +123,34 @@ mod tests {
         }
     }
 
-    /// A tool held behind the check of its arguments says of itself what it says alone: a
-    /// tool that needs approval must not lose that because its schema has a constraint.
-    #[test]
-    fn a_checked_tool_says_what_the_tool_says() {
+    /// A tool held behind the normaliser of its arguments says of itself what it says alone: a
+    /// tool that needs approval must not lose that because its schema was converted. The
+    /// `null` the converted schema let the model send is removed before the tool sees it.
+    #[tokio::test]
+    async fn a_normalised_tool_says_what_the_tool_says() {
         let schema = json!({
             "type": "object",
-            "properties": {"n": {"type": "integer", "minimum": 1}},
+            "properties": {"n": {"type": "integer"}, "note": {"type": "string"}},
+            "required": ["n"],
         });
-        let validator = ArgumentValidator::new(&schema)
-            .expect("compiles")
-            .map(Arc::new);
-        assert!(validator.is_some(), "the schema has a constraint");
+        let prepared = SchemaDialect::OpenAiStrict.prepare(&schema).unwrap();
+        assert!(
+            prepared.normaliser.is_some(),
+            "the optional `note` is made nullable"
+        );
         let tool: Arc<dyn Tool> = Arc::new(Flagged(ToolDefinition::new("t", "A tool.", schema)));
-        let checked = Checked::wrap(Arc::clone(&tool), None, validator);
+        let checked = Checked::wrap(Arc::clone(&tool), prepared.normaliser);
         assert!(!Arc::ptr_eq(&tool, &checked), "the tool is wrapped");
         assert_eq!(checked.timeout(), tool.timeout());
         assert_eq!(checked.is_blocking(), tool.is_blocking());
         assert_eq!(checked.untrusted_output(), tool.untrusted_output());
         assert_eq!(checked.needs_approval(), tool.needs_approval());
         assert_eq!(checked.reads_context(), tool.reads_context());
-    }
-
-    /// A small check is made as the tool is called, with nothing to wait for; a costly one goes
-    /// to the blocking pool, and the call's future waits for it, under the call's time limit.
-    #[tokio::test]
-    async fn a_small_check_is_made_in_place_and_a_costly_one_on_the_pool() {
-        let schema = json!({
-            "type": "object",
-            "properties": {"names": {"type": "array", "items": {"pattern": "^((?!\\d)\\w+\\s?)+$"}}},
-        });
-        let validator = ArgumentValidator::new(&schema).unwrap().map(Arc::new);
-        let tool: Arc<dyn Tool> = Arc::new(Flagged(ToolDefinition::new("t", "A tool.", schema)));
-        let checked = Checked::wrap(tool, None, validator);
-        let small = checked.call(json!({"names": ["ada"]}), ToolContext::default());
-        assert!(small.is_ready());
-        assert_eq!(small.await.unwrap(), Value::Null);
-        let refused = checked.call(json!({"names": ["4ever"]}), ToolContext::default());
-        assert!(refused.is_ready());
-        assert!(refused.await.is_err());
-        let names: Vec<String> = (0..20).map(|i| "ab ".repeat(i + 1)).collect();
-        let costly = checked.call(json!({"names": names}), ToolContext::default());
-        assert!(!costly.is_ready());
-        assert_eq!(costly.await.unwrap(), Value::Null);
+        let args = checked
+            .call_text(r#"{"n": 1, "note": null}"#, ToolContext::default())
+            .await
+            .unwrap();
+        assert_eq!(args, json!({"n": 1}));
+        assert!(Arc::ptr_eq(&tool, &Checked::wrap(Arc::clone(&tool), None)));
     }
 }

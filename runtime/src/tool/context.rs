@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
-use super::progress::{LogLevel, Observer};
+use super::progress::{LogLevel, Observer, ProgressAmount, ProgressTotal};
 
 /// The context of one tool call: its id, the tool's name and the run's cancellation.
 ///
@@ -38,12 +38,11 @@ use super::progress::{LogLevel, Observer};
 /// /// Import rows from a file.
 /// #[reticent::tool]
 /// async fn import(rows: Vec<String>, cx: &ToolContext) -> usize {
-///     let total = rows.len() as f64;
 ///     for (done, row) in rows.iter().enumerate() {
 ///         if row.is_empty() {
 ///             cx.log(LogLevel::Warning, format_args!("row {done} is empty; skipped"));
 ///         }
-///         cx.progress(done as f64 + 1.0, total, "importing");
+///         cx.progress(done + 1, rows.len(), "importing");
 ///     }
 ///     rows.len()
 /// }
@@ -176,18 +175,25 @@ impl ToolContext {
     ///
     /// ```
     /// # let cx = reticent::ToolContext::default();
-    /// cx.progress(3.0, 10.0, "copying files");
-    /// cx.progress(4.0, None, None);
+    /// cx.progress(3, 10, "copying files");
+    /// cx.progress(4, None, None);
+    /// cx.progress(0.5, 1.0, "half way");
     /// ```
+    ///
+    /// `done` and `total` are any integer or float type ([`ProgressAmount`],
+    /// [`ProgressTotal`]); `total` may also be `None`.
+    ///
+    /// [`ProgressAmount`]: crate::rules::ProgressAmount
+    /// [`ProgressTotal`]: crate::rules::ProgressTotal
     #[inline]
     pub fn progress<'m>(
         &self,
-        done: f64,
-        total: impl Into<Option<f64>>,
+        done: impl ProgressAmount,
+        total: impl ProgressTotal,
         message: impl Into<Option<&'m str>>,
     ) {
         if let Some(observer) = self.observer() {
-            observer.progress(done, total.into(), message.into());
+            observer.progress(done.into_f64(), total.into_total(), message.into());
         }
     }
 

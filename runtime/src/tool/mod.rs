@@ -11,7 +11,7 @@
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `in_place.rs` | the state of a future whose first poll does its work in place, boxed only when it has to wait |
-//! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it |
+//! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it: its arguments checked, decoded, its body run |
 //! | `args.rs` | what `#[tool]`'s code decodes its arguments with: the decoders, the visitor's parts |
 //! | `value.rs` | decoding the model's arguments from a `Value`, and the error the model is shown |
 //! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
@@ -19,11 +19,11 @@
 //! | `nesting.rs` | the arguments' one nesting limit, and the walks that keep it |
 //! | `output.rs` | splitting what a tool returned by its type; encoding its output as JSON or text, and the one rule for an output as text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
-//! | `set.rs` | checking and indexing a set of tools; where each tool's validator is built |
+//! | `set.rs` | checking and indexing a set of tools ([`BuildError`]): a schema whose constraints cannot be compiled is refused there |
 //! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
 //! | `pattern.rs` | the `pattern` keyword it checks, and the bounds on the work of a check |
 //! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
-//! | `checked.rs` | a tool whose arguments are normalised and checked before it runs |
+//! | `checked.rs` | a tool whose arguments are normalised to its own schema before it runs |
 //! | `invoke.rs` | `invoke`, the one entry point of a call, for the agent and the MCP server: time limit, cancellation, panics |
 //! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
@@ -87,6 +87,7 @@ pub(crate) use span::{execute_span, record_failure};
 /// The traits compile errors name; re-exported by `crate::rules`.
 pub(crate) mod rules {
     pub use super::output::{OutputIsNotAResult, OutputIsNotAnError, ToolOutput};
+    pub use super::progress::{ProgressAmount, ProgressTotal};
     pub use crate::error::classify::{DiscloseErrorType, ThreadSafeError, ToolErrorType};
 }
 
@@ -97,7 +98,7 @@ pub(crate) mod generated {
         next_field,
     };
     pub use super::body::{
-        DefinitionCell, ToolBody, call, call_text, call_text_output, definition,
+        DefinitionCell, Described, ToolBody, call, call_text, call_text_output, definition,
     };
     pub use super::output::{
         AsText, AsValue, Encoded, Encoding, ErrorOutput, ErrorOutputTag, NestedResultOutput,
@@ -147,9 +148,12 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Runs the tool with the model's arguments.
     ///
-    /// Called directly, a tool decodes its arguments as they are: the agent and the MCP server
-    /// also check them against the constraints of the tool's schema before they call it (see
-    /// [`ArgumentValidator`]).
+    /// A tool keeps the constraints of its own schema (`#[schemars(range(min = 1))]`, a
+    /// `pattern`, ..), whoever calls it — the agent, an MCP server, your own loop: arguments
+    /// that break one are an argument error, and the tool does not run. `#[tool]` checks them
+    /// with the [`ArgumentValidator`] of its schema, built once; a tool whose schema has no such
+    /// constraint checks nothing and pays nothing. A tool written by hand whose schema has
+    /// constraints checks its arguments with an [`ArgumentValidator`] of its own.
     fn call(&self, args: serde_json::Value, cx: ToolContext) -> ToolFuture<'_>;
 
     /// Runs the tool with the model's arguments as the JSON text a provider handed over.

@@ -57,6 +57,72 @@ impl fmt::Display for LogLevel {
     }
 }
 
+/// A count [`ToolContext::progress`](super::ToolContext::progress) takes for how far a call got:
+/// any integer or float type, so that steps counted in integers need no conversion. Passed on
+/// as an `f64` (an integer past 2^53 loses its last digits, which a progress bar never shows).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a progress count",
+    label = "expected a number",
+    note = "progress is counted in any integer or float type: `cx.progress(3, 10, \"copying\")`"
+)]
+pub trait ProgressAmount: sealed::Sealed {
+    /// The count as an `f64`.
+    #[doc(hidden)]
+    fn into_f64(self) -> f64;
+}
+
+/// The total [`ToolContext::progress`](super::ToolContext::progress) takes: a count, as for
+/// [`ProgressAmount`], or `None` when the total is not known (or an `Option<f64>`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a progress total",
+    label = "expected a number or `None`",
+    note = "a total is any integer or float type, or `None` when it is not known: `cx.progress(3, None, None)`"
+)]
+pub trait ProgressTotal: sealed::Sealed {
+    /// The total as an `f64`, if known.
+    #[doc(hidden)]
+    fn into_total(self) -> Option<f64>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// `ProgressAmount` and `ProgressTotal` for each primitive number type.
+macro_rules! progress_amounts {
+    ($($ty:ty),*) => {$(
+        impl sealed::Sealed for $ty {}
+
+        impl ProgressAmount for $ty {
+            #[inline]
+            fn into_f64(self) -> f64 {
+                self as f64
+            }
+        }
+
+        impl ProgressTotal for $ty {
+            #[inline]
+            fn into_total(self) -> Option<f64> {
+                Some(self as f64)
+            }
+        }
+    )*};
+}
+
+progress_amounts!(
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
+);
+
+// Only `Option<f64>`: with an `Option` of each number type, a bare `None` would not say which.
+impl sealed::Sealed for Option<f64> {}
+
+impl ProgressTotal for Option<f64> {
+    #[inline]
+    fn into_total(self) -> Option<f64> {
+        self
+    }
+}
+
 /// One report of a running tool, for a consumer.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ToolUpdate {

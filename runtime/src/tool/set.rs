@@ -1,9 +1,9 @@
 //! [`ToolSet`]: a set of tools checked the way every consumer needs them (a valid name, an
 //! object schema, no name twice) and indexed by name, and [`BuildError`], why a builder refused
-//! its tools. The agent and the MCP server both hold
-//! one. It is where arguments are checked against a schema's constraints: each tool whose
-//! schema carries one gets its [`ArgumentValidator`], compiled here, once; the agent's set also
-//! holds each tool's schema in the model's dialect and the normaliser for it.
+//! its tools. The agent and the MCP server both hold one. A tool whose schema carries
+//! constraints that cannot be compiled into an [`ArgumentValidator`] is refused here (the tool
+//! checks its arguments itself, in its call); the agent's set also holds each tool's schema in
+//! the model's dialect and the normaliser for it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -117,8 +117,6 @@ pub(crate) struct ToolSet {
     tools: Vec<Arc<dyn Tool>>,
     /// The tools as they were added.
     originals: Vec<Arc<dyn Tool>>,
-    /// Each tool's validator, when its schema carries constraints.
-    validators: Vec<Option<Arc<ArgumentValidator>>>,
     /// Each tool's position in `tools`, by its name. A call's context shares the name.
     index: HashMap<Arc<str>, usize, foldhash::fast::RandomState>,
     /// The names, in the tools' order: a set of a few tools is searched by comparing them,
@@ -130,12 +128,11 @@ pub(crate) struct ToolSet {
 const COMPARED: usize = 8;
 
 impl ToolSet {
-    /// Checks `tools`, compiles the validator of each whose schema carries constraints, and
-    /// indexes them.
+    /// Checks `tools` (each schema's constraints must compile into a validator) and indexes
+    /// them.
     pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> Result<Self, BuildError> {
         let mut index = HashMap::with_capacity_and_hasher(tools.len(), Default::default());
         let mut names = Vec::with_capacity(tools.len());
-        let mut validators = Vec::with_capacity(tools.len());
         for (i, tool) in tools.iter().enumerate() {
             let definition = tool.definition();
             if !is_valid_tool_name(&definition.name) {
@@ -155,23 +152,16 @@ impl ToolSet {
                     name: definition.name.clone(),
                 });
             }
-            let validator = ArgumentValidator::new(&definition.parameters).map_err(|error| {
+            ArgumentValidator::new(&definition.parameters).map_err(|error| {
                 BuildError::UncheckableSchema {
                     name: definition.name.clone(),
                     reason: error.reason().to_owned(),
                 }
             })?;
-            validators.push(validator.map(Arc::new));
         }
-        let checked = tools
-            .iter()
-            .zip(&validators)
-            .map(|(tool, validator)| Checked::wrap(Arc::clone(tool), None, validator.clone()))
-            .collect();
         Ok(Self {
-            tools: checked,
+            tools: tools.clone(),
             originals: tools,
-            validators,
             index,
             names: names.into(),
         })
@@ -193,11 +183,7 @@ impl ToolSet {
                 .map_err(|error| (definition.name.clone(), error))?;
             definitions.push(definition.clone().with_parameters(prepared.schema));
             if prepared.normaliser.is_some() {
-                self.tools[i] = Checked::wrap(
-                    Arc::clone(original),
-                    prepared.normaliser,
-                    self.validators[i].clone(),
-                );
+                self.tools[i] = Checked::wrap(Arc::clone(original), prepared.normaliser);
             }
         }
         Ok(definitions)

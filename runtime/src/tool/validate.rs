@@ -29,10 +29,10 @@ use crate::render;
 
 /// Checks a model's arguments against the constraints a tool's parameter schema shows it.
 ///
-/// The agent and the MCP server build one for every tool whose schema carries such a
-/// constraint, once, when they are built, and check each call's arguments before the tool
-/// runs. A tool called directly with [`Tool::call`](crate::Tool::call) is not checked; to
-/// check arguments yourself, build a validator from the tool's schema:
+/// A `#[tool]` builds one from its schema when that carries such a constraint, once, and
+/// checks each call's arguments with it before it decodes them, whoever calls it: its
+/// [`Tool::call`](crate::Tool::call) refuses arguments that break a constraint with an argument
+/// error. A tool written by hand whose schema has constraints builds one the same way:
 ///
 /// ```
 /// use reticent::tool::{ArgumentValidator, ParametersSchema};
@@ -80,9 +80,9 @@ use crate::render;
 /// from being checked is refused, never passed: an argument error says it could not be checked
 /// against the pattern, and why (``argument `name`: the value could not be checked against the
 /// pattern "^((?!\\d)\\w+\\s?)+$": matching gave up after 16384 backtracking steps``). So a
-/// check spends at most 100 ms, and the one match then running, on such patterns. The agent,
-/// the MCP server and an MCP client's tools make a check that may take more than a few such
-/// matches on the blocking pool, where the call's time limit covers it. `patternProperties` is
+/// check spends at most 100 ms, and the one match then running, on such patterns. A `#[tool]`
+/// and an MCP client's tools make a check that may take more than a few such matches on the
+/// blocking pool, inside the call's future, where the call's time limit covers it. `patternProperties` is
 /// matched by the linear-time engine only: a schema whose `patternProperties` needs lookaround
 /// or backreferences is refused by [`new`](Self::new).
 pub struct ArgumentValidator {
@@ -174,7 +174,6 @@ impl ArgumentValidator {
 
     /// [`check`](Self::check), on the blocking pool when [costly](Self::is_costly) (a panic
     /// in it goes on here); the arguments handed back.
-    #[cfg(feature = "mcp-client")]
     pub(crate) async fn check_owned(
         self: &Arc<Self>,
         arguments: Value,

@@ -24,14 +24,11 @@ async fn copy_files(count: u32, cx: &ToolContext) -> String {
         format_args!("copying {count} files {WORDS}"),
     );
     for i in 1..=count {
-        cx.progress(
-            f64::from(i),
-            f64::from(count),
-            format!("file {i} {WORDS}").as_str(),
-        );
+        // counted in integers, as steps are
+        cx.progress(i, count, format!("file {i} {WORDS}").as_str());
         tokio::task::yield_now().await;
     }
-    cx.progress(1.0, None, "going back is dropped");
+    cx.progress(1, None, "going back is dropped");
     cx.log(LogLevel::Debug, "done");
     format!("copied {count}")
 }
@@ -40,7 +37,7 @@ async fn copy_files(count: u32, cx: &ToolContext) -> String {
 #[reticent::tool]
 fn crunch(steps: u32, cx: &ToolContext) -> u32 {
     for i in 1..=steps {
-        cx.progress(f64::from(i), None, None);
+        cx.progress(i, None, None);
     }
     cx.log(LogLevel::Warning, format_args!("crunched {steps} {WORDS}"));
     steps

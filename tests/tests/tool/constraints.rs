@@ -1,8 +1,8 @@
-//! What a tool's schema promises is enforced: a value outside a constraint the model was shown
-//! (`minimum`, `pattern`, `maxItems`, an `enum` on a string, ...) is an argument error naming
-//! the path and the constraint, in the agent and in the MCP server, before the tool runs. A
-//! tool called directly is not checked; a schema whose constraints cannot be compiled is
-//! refused when the agent or the server is built.
+//! What a tool's schema promises is enforced by the tool: a value outside a constraint the
+//! model was shown (`minimum`, `pattern`, `maxItems`, an `enum` on a string, ...) is an
+//! argument error naming the path and the constraint, before the tool runs, whoever calls it:
+//! the agent, the MCP server, or a caller of `Tool::call` itself. A schema whose constraints
+//! cannot be compiled is refused when the agent or the server is built.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use reticent::mcp::McpServer;
 use reticent::mcp::rmcp::model::CallToolRequestParams;
 use reticent::{
     Agent, ArgumentError, BuildError, ModelResponse, ScriptedModel, Tool, ToolContext,
-    ToolDefinition, Toolbox,
+    ToolDefinition, ToolError, Toolbox,
     tool::{ArgumentValidator, ParametersSchema, ToolFuture},
 };
 use schemars::JsonSchema;
@@ -86,9 +86,11 @@ impl Planner {
     }
 }
 
-/// A tool written by hand whose schema says `effort` is 1 to 5.
+/// A tool written by hand whose schema says `effort` is 1 to 5: it checks its arguments with
+/// the validator of its schema, as a `#[tool]` does.
 struct Rate {
     definition: ToolDefinition,
+    validator: Option<ArgumentValidator>,
 }
 
 impl Rate {
@@ -103,6 +105,8 @@ impl Rate {
             "additionalProperties": false
         });
         Self {
+            // a schema that does not compile is refused when the agent is built, not here
+            validator: ArgumentValidator::new(&parameters).ok().flatten(),
             definition: ToolDefinition::new("rate", "Rate the effort.", parameters),
         }
     }
@@ -114,6 +118,11 @@ impl Tool for Rate {
     }
 
     fn call(&self, args: Value, _cx: ToolContext) -> ToolFuture<'_> {
+        if let Some(validator) = &self.validator
+            && let Err(error) = validator.check(&args)
+        {
+            return ToolFuture::ready(Err(error.into()));
+        }
         ToolFuture::ready(Ok(args["effort"].clone()))
     }
 }
@@ -388,24 +397,44 @@ async fn the_mcp_server_checks_the_same() {
     assert_eq!(planner.runs.load(Ordering::SeqCst), 0);
 }
 
+/// `Tool::call` itself enforces the schema: a caller that is neither the agent nor the MCP
+/// server gets the same argument error, from a `Value` and from text, and the body never runs.
 #[tokio::test]
-async fn a_tool_called_directly_is_not_checked() {
+async fn a_tool_called_directly_is_checked() {
     let planner = Arc::new(Planner::default());
     let plan = Arc::clone(&planner).tools().remove(0);
-    let output = plan
+    let failure = plan
         .call(task(json!({"effort": 9})), ToolContext::default())
         .await
-        .unwrap();
-    assert_eq!(output, "planned write-docs after None");
-    // the validator the agent would use, called by hand
-    let validator = ArgumentValidator::new(&plan.definition().parameters)
-        .unwrap()
-        .unwrap();
-    let error = validator.check(&task(json!({"effort": 9}))).unwrap_err();
+        .unwrap_err();
+    let ToolError::Argument(error) = failure else {
+        panic!("expected an argument error, got {failure:?}");
+    };
     assert_eq!(
         error.message(),
         "argument `task.effort`: 9 is greater than the maximum of 5"
     );
+    assert_eq!(error.path(), Some("task.effort"));
+    let text = task(json!({"slug": "Docs"})).to_string();
+    let failure = plan
+        .call_text(&text, ToolContext::default())
+        .await
+        .unwrap_err();
+    let ToolError::Argument(error) = failure else {
+        panic!("expected an argument error, got {failure:?}");
+    };
+    assert_eq!(
+        error.message(),
+        "argument `task.slug`: \"Docs\" does not match the pattern \"^[a-z][a-z0-9-]*$\""
+    );
+    assert_eq!(planner.runs.load(Ordering::SeqCst), 0);
+    // within its constraints it runs
+    let output = plan
+        .call(task(json!({"effort": 5})), ToolContext::default())
+        .await
+        .unwrap();
+    assert_eq!(output, "planned write-docs after None");
+    assert_eq!(planner.runs.load(Ordering::SeqCst), 1);
 }
 
 #[test]
@@ -444,4 +473,29 @@ async fn echoed_values_are_bounded() {
     assert!(text.len() < 600, "{} bytes", text.len());
     assert!(text.contains("bytes cut"), "{text}");
     assert!(text.ends_with("is longer than 12 characters"), "{text}");
+}
+
+/// Counts names whose words start with no digit: a pattern that needs backtracking.
+#[reticent::tool]
+fn count_names(
+    #[schemars(inner(regex(pattern = r"^((?!\d)\w+\s?)+$")))] names: Vec<String>,
+) -> usize {
+    names.len()
+}
+
+/// A tool checks a few short strings as it is called, with nothing to wait for; a check that
+/// may take many matches against a pattern that needs backtracking goes to the blocking pool,
+/// and the call's future waits for it, under the call's time limit.
+#[tokio::test]
+async fn a_small_check_is_made_in_place_and_a_costly_one_on_the_pool() {
+    let small = CountNames.call(json!({"names": ["ada"]}), ToolContext::default());
+    assert!(small.is_ready());
+    assert_eq!(small.await.unwrap(), json!(1));
+    let refused = CountNames.call(json!({"names": ["4ever"]}), ToolContext::default());
+    assert!(refused.is_ready());
+    assert!(matches!(refused.await, Err(ToolError::Argument(_))));
+    let names: Vec<String> = (0..20).map(|i| "ab ".repeat(i + 1)).collect();
+    let costly = CountNames.call(json!({ "names": names }), ToolContext::default());
+    assert!(!costly.is_ready());
+    assert_eq!(costly.await.unwrap(), json!(20));
 }

@@ -258,9 +258,16 @@ fn the_developers_own_decoding_is_used_and_its_errors_are_shown_in_full() {
         120
     );
     assert_eq!(accepted(&Search, json!({"q": "lamp"}))["wait"], Value::Null);
+    // the schema's pattern is checked first; what it lets through, the developer's decoding
+    // refuses with its own words
     assert_eq!(
         search_error(json!({"q": "lamp", "wait": "soon"})),
-        "argument `wait`: `soon` is not a duration; write a number and a unit, like `90s`"
+        "argument `wait`: \"soon\" does not match the pattern \"^\\\\d+[smh]$\""
+    );
+    assert_eq!(
+        search_error(json!({"q": "lamp", "wait": "99999999999999999999s"})),
+        "argument `wait`: `99999999999999999999s` is not a duration; write a number and a unit, \
+         like `90s`"
     );
     assert_eq!(
         accepted(&Search, json!({"q": "lamp", "tags": "oak, pine"}))["tags"],
@@ -315,12 +322,19 @@ fn schemars_attributes_say_what_they_say_on_a_struct_field() {
 #[test]
 fn a_constraint_is_the_schemas_as_on_a_struct_field() {
     // `range`, `length` and `regex` describe the parameter to the model, as they do on a
-    // struct field; serde's derive does not check them. (A check of arguments against the
-    // schema's constraints belongs to whoever runs the tool.)
+    // struct field; serde's derive does not check them, the tool's call does, against its
+    // schema, before it decodes.
     let validator = jsonschema::draft202012::new(&Search.definition().parameters).unwrap();
     let args = json!({"q": "lamp", "per_page": 500});
     assert!(!validator.is_valid(&args));
-    assert_eq!(accepted(&Search, args)["per_page"], 500);
+    assert_eq!(
+        search_error(args),
+        "argument `per_page`: 500 is greater than the maximum of 50"
+    );
+    assert_eq!(
+        accepted(&Search, json!({"q": "lamp", "per_page": 50}))["per_page"],
+        50
+    );
 }
 
 // ---- nested paths ------------------------------------------------------------------------------

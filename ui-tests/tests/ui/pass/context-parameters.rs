@@ -13,6 +13,21 @@ async fn tool_name(prefix: String, cx: ToolContext) -> String {
     format!("{prefix}{}", cx.tool_name())
 }
 
+/// Counts its steps in integers, of any type, and in floats.
+#[reticent::tool]
+fn count_steps(steps: u32, cx: &ToolContext) -> u32 {
+    for step in 1..=steps {
+        cx.progress(step, steps, "counting");
+    }
+    let total: usize = 4;
+    cx.progress(1, 2, None);
+    cx.progress(3, total, None);
+    cx.progress(2u64, None, None);
+    cx.progress(0.5, 1.0, "half way");
+    cx.progress(0.75, Some(1.0), None);
+    steps
+}
+
 fn main() {
     assert_eq!(
         CallId.definition().parameters,
@@ -30,4 +45,6 @@ fn main() {
     let out =
         rt.block_on(ToolName.call(json!({"prefix": ">"}), ToolContext::new("c", "tool_name")));
     assert_eq!(out.unwrap(), json!(">tool_name"));
+    let out = rt.block_on(CountSteps.call(json!({"steps": 3}), ToolContext::default()));
+    assert_eq!(out.unwrap(), json!(3));
 }
