@@ -113,7 +113,8 @@ def reticent_crate(n: int) -> str:
 
 def manual_crate(n: int) -> str:
     out = [COMMON, '''
-use reticent::{ArgumentError, Failure, Tool, ToolContext, ToolDefinition, ToolError, ToolFuture};
+use reticent::tool::ToolFuture;
+use reticent::{ArgumentError, Failure, Tool, ToolContext, ToolDefinition, ToolError};
 use std::sync::OnceLock;
 
 /// The output as JSON, or the failure of an output that cannot be.
