@@ -259,14 +259,19 @@ async fn progress_of_server_everythings_long_running_operation_reaches_the_calle
         .into_iter()
         .map(|(p, t, _)| (p, t))
         .collect();
-    assert_eq!(
-        steps,
-        [
-            (1.0, Some(4.0)),
-            (2.0, Some(4.0)),
-            (3.0, Some(4.0)),
-            (4.0, Some(4.0))
-        ]
+    // The server sends its last report just before its answer, and rmcp hands each
+    // notification to the client's handler in a task of its own while it gives the answer to
+    // the waiting call at once: under load the last report can reach the handler after the
+    // call has ended, when nothing waits for it. The reports 250 ms apart all arrive.
+    let all = [
+        (1.0, Some(4.0)),
+        (2.0, Some(4.0)),
+        (3.0, Some(4.0)),
+        (4.0, Some(4.0)),
+    ];
+    assert!(
+        (3..=4).contains(&steps.len()) && steps[..] == all[..steps.len()],
+        "{steps:?}"
     );
     assert!(
         result.tool_failures.is_empty(),
