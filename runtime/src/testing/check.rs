@@ -389,12 +389,13 @@ impl LeakReport {
 
     fn read_spans(&mut self, spans: &Spans) {
         for span in spans.all() {
-            let call = span
-                .field("gen_ai.tool.call.id")
-                .unwrap_or_default()
-                .to_owned();
+            // `span execute_tool call_1 error.message`; a span of no call, `span chat FIELD`.
+            let span_name = match span.field("gen_ai.tool.call.id") {
+                Some(call) => format!("span {} {call}", span.name),
+                None => format!("span {}", span.name),
+            };
             for (field, value) in &span.fields {
-                let name = format!("span {} {call} {field}", span.name);
+                let name = format!("{span_name} {field}");
                 if CALLER_SPAN_FIELDS.contains(&field.as_str()) {
                     if value.contains(&self.canary) {
                         self.caller.push(name);
