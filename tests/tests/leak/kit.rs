@@ -8,24 +8,12 @@ use anyhow::Context as _;
 use reticent::testing::{LeakCheck, LeakReport, assert_model_sees, model_sees};
 use reticent::tool::ToolFuture;
 use reticent::{
-    ArgumentError, Disclose, Failure, Tool, ToolContext, ToolDefinition, ToolError,
-    ToolFailureOptions,
+    ArgumentError, Failure, Tool, ToolContext, ToolDefinition, ToolError, ToolFailureOptions,
 };
+use reticent_tests::leak::StoreError;
 use serde_json::{Value, json};
 
 const CANARY: &str = "CANARY-kit-9e41-postgres://svc:pa55@db.internal/prod";
-
-#[derive(Debug, thiserror::Error, Disclose)]
-enum StoreError {
-    #[error("no record {0}; ids look like R-1")]
-    #[disclose(argument)]
-    NotFound(String),
-    #[error("store unavailable at {0}")]
-    Unavailable(String),
-    #[error("throttled by {0}")]
-    #[disclose(kind = "RateLimited")]
-    Throttled(String),
-}
 
 #[derive(Debug, thiserror::Error)]
 #[error("gateway returned 503 via {0}")]
