@@ -14,6 +14,7 @@
 //! | `turn.rs` | the tool calls of one turn, run concurrently and recorded in call order |
 //! | `call.rs` | one tool call as the loop runs it, and how far each call of a turn got |
 //! | `record.rs` | what a run gathers for the caller, and the result made from it |
+//! | `fence.rs` | the fence around untrusted output, and the run's boundary |
 //! | `gates.rs` | what a call is checked against before it runs: prerequisites, taint rules |
 //! | `approval.rs` | calls a person must approve, and the calls a run waits on: [`PendingCall`] |
 //! | `decision.rs` | the caller's answers: [`Decision`], [`Verdict`], [`Decisions`], and what is wrong with them |
@@ -44,6 +45,7 @@ mod call_limit;
 mod decision;
 mod digest;
 mod event;
+mod fence;
 pub(crate) mod gates;
 mod ledger;
 mod policy;
@@ -121,6 +123,8 @@ pub(crate) struct Inner {
     /// The calls a person must approve.
     pub(crate) approvals: approval::ApprovalRules,
     pub(crate) record_content: bool,
+    /// Whether the output of tools whose output is untrusted is fenced.
+    pub(crate) fence_untrusted_output: bool,
     /// How a turn whose stream broke off is retried; `None`: it is not.
     pub(crate) turn_retry: Option<crate::model::RetryPolicy>,
 }

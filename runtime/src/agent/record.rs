@@ -1,7 +1,8 @@
 //! What a run gathers for the caller — the transcript and the trajectory's turns, usage, the
-//! failures, the ledger, the taint record and the counts — and the one place an
+//! failures, the ledger, the taint record, the counts and the fence's boundary — and the one place an
 //! [`AgentResult`] is made from it.
 
+use super::fence::Fence;
 use super::gates::Taint;
 use super::ledger::Ledger;
 use super::state::RunState;
@@ -23,6 +24,8 @@ pub(super) struct Record {
     pub(super) ledger: Ledger,
     pub(super) taint: Taint,
     pub(super) stats: Stats,
+    /// The fence around untrusted output, and the run's boundary once drawn.
+    pub(super) fence: Fence,
 }
 
 impl Record {
@@ -48,7 +51,8 @@ impl Record {
             definitions.to_vec(),
             self.request.messages.clone(),
             self.turns,
-        );
+        )
+        .fenced_with(self.fence.boundary().map(str::to_owned));
         AgentResult {
             output: output.unwrap_or_default(),
             answered,

@@ -10,6 +10,7 @@ use tracing::Instrument;
 use super::approval::{NotApproved, NotRunAgain};
 use super::call::Executed;
 use super::decision::{Decision, Decisions, Verdict};
+use super::fence::Fence;
 use super::gates::{Gates, Taint};
 use super::ledger::Ledger;
 use super::record::Record;
@@ -71,6 +72,7 @@ impl<'e> Run<'e> {
             repeats,
             final_turn,
             open_turn,
+            fence_boundary,
         } = *state.0;
         // A last turn offers no tools; its note is in the transcript already.
         let tools = if final_turn.is_some() {
@@ -91,6 +93,7 @@ impl<'e> Run<'e> {
                 ledger: Ledger(effects),
                 taint: Taint { tainted_by },
                 stats: Stats(tool_stats),
+                fence: Fence::new(fence_boundary.or_else(|| inner.model.fence_boundary())),
             },
             inner,
             events: None,

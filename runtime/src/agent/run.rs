@@ -11,6 +11,7 @@ use tracing::Instrument;
 
 use super::call_ids;
 use super::call_limit;
+use super::fence::Fence;
 use super::gates::{Gates, Taint};
 use super::record::Record;
 use super::repeats::Repeats;
@@ -75,6 +76,8 @@ pub(super) async fn run(
             ledger: Default::default(),
             taint,
             stats: Default::default(),
+            // A model that replays a recording fences with the recording's boundary.
+            fence: Fence::new(inner.model.fence_boundary()),
         },
         inner,
         events,

@@ -190,6 +190,12 @@ impl Run<'_> {
                     elapsed: executed.elapsed,
                 })
                 .await;
+                // Untrusted output is shown in its fence (`fence.rs`).
+                let content = if untrusted && self.inner.fence_untrusted_output {
+                    self.record.fence.fence(&content)
+                } else {
+                    content
+                };
                 self.record.request.messages.push(Message::Tool(ToolResult {
                     call_id: call.id,
                     name: call.name,
