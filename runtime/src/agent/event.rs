@@ -74,7 +74,9 @@ pub enum AgentEvent {
         tool: String,
         /// The call's id.
         call_id: String,
-        /// What the model is shown.
+        /// The output as the tool returned it. The model is shown it in a fence when the
+        /// tool's output is untrusted
+        /// ([`AgentBuilder::fence_untrusted_output`](crate::AgentBuilder::fence_untrusted_output)).
         output: String,
         /// How long it ran.
         elapsed: std::time::Duration,

@@ -45,7 +45,7 @@ mod call_limit;
 mod decision;
 mod digest;
 mod event;
-mod fence;
+pub(crate) mod fence;
 pub(crate) mod gates;
 mod ledger;
 mod policy;

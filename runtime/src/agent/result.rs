@@ -19,6 +19,9 @@ pub struct RunOptions {
     pub(crate) cancellation: Option<CancellationToken>,
     pub(crate) history: Vec<Message>,
     pub(crate) checkpoint: Option<Checkpoint>,
+    /// The boundary to fence untrusted output with, when the executor must keep it the same in
+    /// every attempt of the run (a durable one's).
+    pub(crate) fence_boundary: Option<String>,
 }
 
 /// Where a run hands its state at every step.

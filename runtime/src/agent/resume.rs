@@ -93,7 +93,11 @@ impl<'e> Run<'e> {
                 ledger: Ledger(effects),
                 taint: Taint { tainted_by },
                 stats: Stats(tool_stats),
-                fence: Fence::new(fence_boundary.or_else(|| inner.model.fence_boundary())),
+                fence: Fence::new(
+                    fence_boundary
+                        .or(options.fence_boundary)
+                        .or_else(|| inner.model.fence_boundary()),
+                ),
             },
             inner,
             events: None,

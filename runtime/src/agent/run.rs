@@ -76,8 +76,12 @@ pub(super) async fn run(
             ledger: Default::default(),
             taint,
             stats: Default::default(),
-            // A model that replays a recording fences with the recording's boundary.
-            fence: Fence::new(inner.model.fence_boundary()),
+            // A durable executor's boundary, or a replayed recording's.
+            fence: Fence::new(
+                options
+                    .fence_boundary
+                    .or_else(|| inner.model.fence_boundary()),
+            ),
         },
         inner,
         events,
