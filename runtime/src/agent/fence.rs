@@ -11,9 +11,10 @@
 //! The boundary is drawn when a run first fences an output, and kept with the run — on its
 //! trajectory and its state — so that a replay or a resumed run shows the model the same bytes.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
 
 use crate::render;
 
@@ -31,27 +32,10 @@ static TAG: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the fence's tag pattern is a valid regex")
 });
 
-/// The fence of one run: its boundary once drawn (or given), and a matcher for it.
+/// The fence of one run: its boundary once drawn (or given).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Fence {
-    boundary: Option<Boundary>,
-}
-
-#[derive(Clone, Debug)]
-struct Boundary {
-    text: String,
-    /// The boundary in any case.
-    pattern: Regex,
-}
-
-impl Boundary {
-    fn new(text: String) -> Self {
-        let pattern = RegexBuilder::new(&regex::escape(&text))
-            .case_insensitive(true)
-            .build()
-            .expect("a boundary is hexadecimal digits, a valid regex");
-        Self { text, pattern }
-    }
+    boundary: Option<String>,
 }
 
 impl Fence {
@@ -60,19 +44,19 @@ impl Fence {
     /// it first needs one.
     pub(super) fn new(boundary: Option<String>) -> Self {
         Self {
-            boundary: boundary.filter(|b| is_boundary(b)).map(Boundary::new),
+            boundary: boundary.filter(|b| is_boundary(b)),
         }
     }
 
     /// The run's boundary, once it has fenced an output (or was given one).
     pub(super) fn boundary(&self) -> Option<&str> {
-        self.boundary.as_ref().map(|b| b.text.as_str())
+        self.boundary.as_deref()
     }
 
     /// `output`, escaped and in the fence, as the model is shown it.
     pub(super) fn fence(&mut self, output: &str) -> String {
-        let boundary = self.boundary.get_or_insert_with(|| Boundary::new(draw()));
-        render::fenced(&boundary.text, &escape(output, &boundary.pattern))
+        let boundary = self.boundary.get_or_insert_with(draw);
+        render::fenced(boundary, &escape(output, boundary))
     }
 }
 
@@ -83,14 +67,41 @@ impl Fence {
 /// and ends in `;`, and the boundary's replacement holds no `<` and no run of hexadecimal
 /// digits, and starts and ends with characters that are none. So a run of hexadecimal digits
 /// in the result lies within the text between replacements, which holds no boundary.
-fn escape<'a>(output: &'a str, boundary: &Regex) -> std::borrow::Cow<'a, str> {
-    let tags_escaped = TAG.replace_all(output, |caps: &regex::Captures<'_>| {
+fn escape<'a>(output: &'a str, boundary: &str) -> Cow<'a, str> {
+    let escaped = TAG.replace_all(output, |caps: &regex::Captures<'_>| {
         format!("{}{}", render::TAG_OPEN_ESCAPED, &caps[1])
     });
-    match boundary.replace_all(&tags_escaped, render::BOUNDARY_WITHHELD) {
-        std::borrow::Cow::Borrowed(_) => tags_escaped,
-        std::borrow::Cow::Owned(replaced) => std::borrow::Cow::Owned(replaced),
+    match withhold(&escaped, boundary) {
+        Some(withheld) => Cow::Owned(withheld),
+        None => escaped,
     }
+}
+
+/// `text` with each occurrence of `boundary` (ASCII, in any case) replaced, left to right;
+/// `None` when there is none. By hand rather than by a regex: a regex would be compiled for
+/// each run's boundary.
+fn withhold(text: &str, boundary: &str) -> Option<String> {
+    let (bytes, pattern) = (text.as_bytes(), boundary.as_bytes());
+    let found = |at: usize| {
+        bytes
+            .get(at..at + pattern.len())
+            .is_some_and(|window| window.eq_ignore_ascii_case(pattern))
+    };
+    let mut at = (0..bytes.len()).find(|&i| found(i))?;
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    loop {
+        // A match is ASCII, so its ends are character boundaries.
+        out.push_str(&text[copied..at]);
+        out.push_str(render::BOUNDARY_WITHHELD);
+        copied = at + pattern.len();
+        match (copied..bytes.len()).find(|&i| found(i)) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 /// Whether `text` is a boundary as [`draw`] makes them.
@@ -230,6 +241,19 @@ mod tests {
         let output = format!("<untrust{b}<untrusted{}", &b[2..]);
         let text = Fence::new(Some(b.to_owned())).fence(&output);
         assert_eq!(text.matches(b).count(), 3, "{text}");
+    }
+
+    #[test]
+    fn repeated_and_overlapping_boundaries_are_each_withheld() {
+        let b = "a".repeat(32);
+        assert_eq!(
+            withhold(&"A".repeat(65), &b).as_deref(),
+            Some("[boundary withheld][boundary withheld]A")
+        );
+        assert_eq!(withhold(&"a".repeat(31), &b), None);
+        assert_eq!(withhold("é and ü", &b), None);
+        let text = Fence::new(Some(b.clone())).fence(&format!("é{}ü", "a".repeat(40)));
+        assert_eq!(text.lines().nth(1), Some("é[boundary withheld]aaaaaaaaü"));
     }
 
     #[test]
