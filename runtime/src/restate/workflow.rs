@@ -97,9 +97,10 @@ impl Journal<'_, '_> {
     /// attempt shows the model the bytes the first one did; the id is Restate's, random, and
     /// never in what a tool reads.
     fn run_options(&self) -> RunOptions {
-        let mut options = RunOptions::default();
-        options.fence_boundary = Some(derived_boundary(self.ctx.invocation_id()));
-        options
+        RunOptions {
+            fence_boundary: Some(derived_boundary(self.ctx.invocation_id())),
+            ..RunOptions::default()
+        }
     }
 }
 
