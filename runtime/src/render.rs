@@ -440,8 +440,8 @@ pub(crate) fn resource_link(name: &str, uri: &str) -> String {
 pub(crate) const FENCE_TAG: &str = "untrusted_output";
 
 /// What an occurrence of the run's boundary in an untrusted output is replaced with. It starts
-/// and ends with characters that are not hexadecimal digits, and holds no run of them, so that
-/// the replacement can never join what is around it into a boundary.
+/// and ends with characters that are not hexadecimal digits and holds no run of more than two
+/// of them, so that the replacement can never join what is around it into a boundary.
 pub(crate) const BOUNDARY_WITHHELD: &str = "[boundary withheld]";
 
 /// What the `<` that opens a tag of the fence's name in an untrusted output is replaced with.

@@ -64,9 +64,10 @@ impl Fence {
 /// boundary replaced.
 ///
 /// In this order, neither step can make what the other removed: the tag's escape holds no `<`
-/// and ends in `;`, and the boundary's replacement holds no `<` and no run of hexadecimal
-/// digits, and starts and ends with characters that are none. So a run of hexadecimal digits
-/// in the result lies within the text between replacements, which holds no boundary.
+/// and ends in `;`, and the boundary's replacement holds no `<` and no run of more than two
+/// hexadecimal digits, and starts and ends with characters that are none. So a run of 32
+/// hexadecimal digits in the result lies within the text between replacements, which holds no
+/// boundary.
 fn escape<'a>(output: &'a str, boundary: &str) -> Cow<'a, str> {
     let escaped = TAG.replace_all(output, |caps: &regex::Captures<'_>| {
         format!("{}{}", render::TAG_OPEN_ESCAPED, &caps[1])

@@ -34,7 +34,7 @@ pub struct Trajectory {
     tools: Vec<ToolDefinition>,
     messages: Vec<Message>,
     turns: Vec<TrajectoryTurn>,
-    /// The boundary the run fenced untrusted output with, when it fenced any.
+    /// The boundary the run fenced untrusted output with, when it fenced any or was given one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fence_boundary: Option<String>,
 }
@@ -74,7 +74,7 @@ impl Trajectory {
 
     /// The boundary the run fenced untrusted output with
     /// ([`AgentBuilder::fence_untrusted_output`](crate::AgentBuilder::fence_untrusted_output)),
-    /// when it fenced any: 32 hex digits drawn at random for the run. A
+    /// when it fenced any or was given one: 32 hex digits drawn at random for the run. A
     /// [`ReplayModel`](super::ReplayModel) hands it to the run that replays the trajectory
     /// ([`Model::fence_boundary`](super::Model::fence_boundary)), so that the replayed requests
     /// are the recorded ones byte for byte.
