@@ -42,11 +42,11 @@ pub(super) struct CallTool<'s, R> {
 }
 
 /// A `tools/call` request: the tool's name, the arguments and the request's context.
-type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
+pub(super) type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
 
 /// The result the client is sent, or the protocol error for a tool that does not exist (or a
 /// cancelled request, whose reply the transport drops).
-type Answered = Result<CallToolResult, ErrorData>;
+pub(super) type Answered = Result<CallToolResult, ErrorData>;
 
 impl<'s, R> CallTool<'s, R> {
     /// The call of the tool `name`, its result made into `R` with `into`.
@@ -74,6 +74,10 @@ impl<R> Future for CallTool<'_, R> {
         let into = this.into;
         this.stage
             .poll_with(task, |(name, arguments, context), task| {
+                // A call a person must approve first waits for the client's user (approval.rs).
+                if server.asks_approval(&name) {
+                    return server.approve_then_call((name, arguments, context));
+                }
                 server.begin(&name, arguments, &context, task)
             })
             .map_ok(into)
@@ -92,7 +96,7 @@ struct Answer<'s> {
 impl McpServer {
     /// Begins one `tools/call`, polling the tool in place with `task`.
     #[inline(always)]
-    fn begin<'s>(
+    pub(super) fn begin<'s>(
         &'s self,
         name: &str,
         arguments: Value,
@@ -196,7 +200,7 @@ impl McpServer {
     }
 
     /// Gives the full error to the server side: the span and every hook.
-    fn report(&self, span: &tracing::Span, failure: &ToolFailure) {
+    pub(super) fn report(&self, span: &tracing::Span, failure: &ToolFailure) {
         record_failure(span, failure, false);
         for hook in &self.inner.on_failure {
             if std::panic::catch_unwind(AssertUnwindSafe(|| hook(failure))).is_err() {
