@@ -153,6 +153,7 @@ pub(crate) fn not_approved(tool: &str) -> String {
 
 /// A call of a tool that needs a person's approval, served over MCP to a client that cannot
 /// ask its user: it is not run.
+#[cfg(feature = "mcp")]
 pub(crate) fn approval_unavailable(tool: &str) -> String {
     format!(
         "Tool '{}' needs a person's approval before it runs, and this client cannot ask its \

@@ -91,6 +91,8 @@ pub(super) async fn execute(
                 tool_name: name,
                 parent: token,
                 observer,
+                #[cfg(feature = "mcp")]
+                client: None,
             };
             let invocation = Invocation {
                 tool,

@@ -68,6 +68,10 @@ struct Shared {
     token: OnceLock<CancellationToken>,
     /// Who watches the call; `None` when nobody does.
     observer: Option<Arc<Observer>>,
+    /// The MCP client that made the call, whose user or model the tool may ask
+    /// (`mcp/server/ask.rs`).
+    #[cfg(feature = "mcp")]
+    client: Option<rmcp::service::Peer<rmcp::service::RoleServer>>,
 }
 
 impl Clone for ToolContext {
@@ -86,6 +90,8 @@ impl ToolContext {
             parent: None,
             token: OnceLock::new(),
             observer: None,
+            #[cfg(feature = "mcp")]
+            client: None,
         }))
     }
 
@@ -103,6 +109,8 @@ impl ToolContext {
             parent: Some(parent),
             token: OnceLock::new(),
             observer,
+            #[cfg(feature = "mcp")]
+            client: None,
         }))
     }
 
@@ -140,6 +148,8 @@ impl ToolContext {
             parent: None,
             token: OnceLock::from(token),
             observer,
+            #[cfg(feature = "mcp")]
+            client: self.client().cloned(),
         }))
     }
 
@@ -215,6 +225,12 @@ impl ToolContext {
         self.get().and_then(|shared| shared.observer.as_deref())
     }
 
+    /// The MCP client that made the call, when one did.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn client(&self) -> Option<&rmcp::service::Peer<rmcp::service::RoleServer>> {
+        self.get().and_then(|shared| shared.client.as_ref())
+    }
+
     /// Tells the tool the call was abandoned (it timed out, or its run ended while it ran).
     pub(crate) fn abandon(&self) {
         self.cancellation().cancel();
@@ -231,17 +247,28 @@ pub(crate) struct CallScope<'a> {
     /// The token whose child the tool's is.
     pub(crate) parent: &'a CancellationToken,
     pub(crate) observer: Option<Arc<Observer>>,
+    /// The MCP client that made the call, when one did.
+    #[cfg(feature = "mcp")]
+    pub(crate) client: Option<&'a rmcp::service::Peer<rmcp::service::RoleServer>>,
 }
 
 impl CallScope<'_> {
     /// The context of a tool that reads it.
     pub(crate) fn context(self) -> ToolContext {
-        ToolContext::child_of(
+        #[allow(unused_mut)] // mut only with `mcp`
+        let mut cx = ToolContext::child_of(
             self.call_id,
             self.tool_name,
             self.parent.clone(),
             self.observer,
-        )
+        );
+        #[cfg(feature = "mcp")]
+        if let Some(client) = self.client
+            && let Some(shared) = cx.shared.get_mut().and_then(Arc::get_mut)
+        {
+            shared.client = Some(client.clone());
+        }
+        cx
     }
 }
 

@@ -1,7 +1,8 @@
 //! Approvals over MCP: a server built with `elicit_approval` asks the client's user to approve
 //! each call of a tool that needs approval (`elicitation/create`, with the tool, the arguments
-//! and their digest), and runs it only on an `accept` that names that digest. rmcp's client plays
-//! the user, in memory.
+//! and their digest), and runs it only on an `accept` that names that digest. And a tool that
+//! asks the client's user itself (`ToolContext::elicit`). rmcp's client plays the user, in
+//! memory.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -10,12 +11,12 @@ use std::time::Duration;
 use reticent::agent::CallDigest;
 use reticent::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
-    CustomRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData, Implementation,
-    ProtocolVersion, RequestMetaObject, ServerResult,
+    CustomRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    ErrorData, Implementation, ProtocolVersion, RequestMetaObject, ServerResult,
 };
 use reticent::mcp::rmcp::service::{RequestContext, RoleClient, RunningService, ServiceExt};
 use reticent::mcp::rmcp::{ClientHandler, RoleServer};
-use reticent::mcp::{ApprovalRefused, McpServer, RefusalReason};
+use reticent::mcp::{ApprovalRefused, AskError, Elicited, McpServer, RefusalReason};
 use reticent::{ToolFailure, failures::kinds};
 use reticent_tests::mcp::{Failures, text};
 use serde_json::{Value, json};
@@ -71,6 +72,8 @@ enum Answer {
     Never,
     /// The client fails the request with this message.
     Fail(&'static str),
+    /// Accepts with this content.
+    Content(Value),
 }
 
 /// rmcp's client as the user: it declares elicitation (unless `asks` is false), records each
@@ -140,6 +143,9 @@ impl ClientHandler for User {
             Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
             Answer::Never => std::future::pending().await,
             Answer::Fail(message) => return Err(ErrorData::internal_error(*message, None)),
+            Answer::Content(content) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(content.clone())
+            }
         })
     }
 }
@@ -409,4 +415,111 @@ fn build_takes_a_tool_that_needs_approval_when_the_server_asks_for_it() {
             .build()
             .is_ok()
     );
+}
+
+// ---- a tool asks the client's user: ToolContext::elicit --------------------------------------
+
+/// Asks the user for a nickname, waiting `wait_ms` for the answer.
+#[reticent::tool]
+async fn nickname(
+    /// How long to wait for the answer, in milliseconds.
+    wait_ms: u64,
+    cx: &reticent::ToolContext,
+) -> Result<String, AskError> {
+    let form = ElicitationSchema::builder()
+        .required_string("nickname")
+        .build_unchecked();
+    let wait = Duration::from_millis(wait_ms);
+    Ok(match cx.elicit("Your nickname?", form, wait).await? {
+        Elicited::Accepted(content) => format!("hello {}", content["nickname"]),
+        Elicited::Declined => "declined".to_owned(),
+        Elicited::Cancelled => "cancelled".to_owned(),
+        _ => "unknown".to_owned(),
+    })
+}
+
+/// A server of `nickname` whose client is `user`.
+async fn nickname_setup(user: User) -> Setup {
+    setup(user, |builder| builder.tool(Nickname).elicit_approval(WAIT)).await
+}
+
+fn ask_nickname(wait_ms: u64) -> CallToolRequestParams {
+    let Value::Object(arguments) = json!({"wait_ms": wait_ms}) else {
+        unreachable!()
+    };
+    CallToolRequestParams::new("nickname").with_arguments(arguments)
+}
+
+/// The error the one failure reported carries, as an `AskError`.
+fn ask_error(failures: &Failures) -> String {
+    let failure = failures.one();
+    assert_eq!(failure.kind, "AskError");
+    assert_eq!(
+        failure.shown_to_model,
+        "Tool 'nickname' failed with AskError"
+    );
+    let error = failure
+        .error
+        .downcast_ref::<AskError>()
+        .expect("an AskError");
+    format!("{error:?}")
+}
+
+#[tokio::test]
+async fn a_tool_asks_the_clients_user_and_gets_the_answer() {
+    let user = User::answering(Answer::Content(json!({"nickname": "Ada"})));
+    let setup = nickname_setup(user.clone()).await;
+    let result = call(&setup, ask_nickname(10_000)).await;
+    assert_eq!(text(&result), "hello \"Ada\"");
+    let ElicitRequestParams::FormElicitationParams { message, .. } = &user.asked()[0] else {
+        unreachable!()
+    };
+    assert_eq!(message, "Your nickname?");
+
+    let user = User::answering(Answer::Decline);
+    let setup = nickname_setup(user).await;
+    assert_eq!(text(&call(&setup, ask_nickname(10_000)).await), "declined");
+}
+
+#[tokio::test]
+async fn a_tool_cannot_ask_a_client_without_elicitation_nor_wait_past_its_bound() {
+    let silent = User {
+        asks: false,
+        ..User::answering(Answer::Accept)
+    };
+    let setup = nickname_setup(silent.clone()).await;
+    let result = call(&setup, ask_nickname(10_000)).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(ask_error(&setup.failures), "NotSupported(\"elicitation\")");
+    assert!(silent.asked().is_empty());
+
+    let user = User::answering(Answer::Never);
+    let setup = nickname_setup(user).await;
+    let result = call(&setup, ask_nickname(200)).await;
+    assert_eq!(text(&result), "Tool 'nickname' failed with AskError");
+    assert_eq!(ask_error(&setup.failures), "NoAnswer(200ms)");
+}
+
+#[tokio::test]
+async fn a_tool_asked_to_ask_in_an_agent_has_nobody_to_ask() {
+    let model = reticent::ScriptedModel::new(vec![
+        reticent::ModelResponse::tool_call("c1", "nickname", json!({"wait_ms": 10_000})),
+        reticent::ModelResponse::text("done"),
+    ]);
+    let result = reticent::Agent::builder(model)
+        .tool(Nickname)
+        .build()
+        .unwrap()
+        .run("ask")
+        .await
+        .unwrap();
+    let failure = &result.tool_failures[0];
+    assert_eq!(
+        failure.shown_to_model,
+        "Tool 'nickname' failed with AskError"
+    );
+    assert!(matches!(
+        failure.error.downcast_ref::<AskError>(),
+        Some(AskError::NoClient)
+    ));
 }

@@ -19,6 +19,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::McpServer;
+use super::ask::{self, AskError};
 use super::call::{Answered, Request};
 use crate::agent::CallDigest;
 use crate::error::{ToolFailure, kinds};
@@ -139,19 +140,16 @@ impl McpServer {
         let digest = CallDigest::of(name, shown);
         let wait = self.inner.approval_wait.unwrap_or_default();
         let reason = if can_ask(context) {
-            let asked = context
-                .peer
-                .create_elicitation_with_timeout(question(name, shown, digest), Some(wait));
             tokio::select! {
-                answer = tokio::time::timeout(wait, asked) => match answer {
-                    Ok(Ok(answer)) => match verdict(&answer, digest) {
-                        None => return Ok(()),
-                        Some(reason) => reason,
-                    },
-                    Ok(Err(rmcp::service::ServiceError::Timeout { .. })) | Err(_) => {
-                        RefusalReason::NoAnswer(wait)
+                answer = ask::elicit(&context.peer, question(name, shown, digest), wait) => {
+                    match answer {
+                        Ok(answer) => match verdict(&answer, digest) {
+                            None => return Ok(()),
+                            Some(reason) => reason,
+                        },
+                        Err(AskError::NoAnswer(wait)) => RefusalReason::NoAnswer(wait),
+                        Err(error) => RefusalReason::Failed(failed(&error)),
                     }
-                    Ok(Err(error)) => RefusalReason::Failed(error.to_string()),
                 },
                 // The client cancelled the call, or left: nobody waits for the answer.
                 () = context.ct.cancelled() => return Err(Err(cancelled())),
@@ -260,6 +258,18 @@ fn verdict(answer: &ElicitResult, digest: CallDigest) -> Option<RefusalReason> {
         // An action this version does not know approves nothing.
         _ => Some(RefusalReason::Mismatch),
     }
+}
+
+/// `error` and its sources, for the server's side.
+fn failed(error: &AskError) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(error) = source {
+        text.push_str(": ");
+        text.push_str(&error.to_string());
+        source = error.source();
+    }
+    text
 }
 
 /// The error of a call whose request was cancelled while its user was asked; the transport

@@ -161,6 +161,7 @@ impl McpServer {
             tool_name,
             parent: token,
             observer,
+            client: Some(peer),
         };
         // A tool with an output schema has its output made a `Value`, for `structuredContent`
         // and the text; one without has it written straight to text.

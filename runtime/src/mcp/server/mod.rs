@@ -5,6 +5,7 @@
 //! | `builder.rs` | [`McpServerBuilder`], [`BuildError`] |
 //! | `handler.rs` | the `rmcp::ServerHandler`: `initialize`, `tools/list`, `tools/call`, logging |
 //! | `call.rs` | one `tools/call`, run through the same entry point as the agent loop's calls |
+//! | `ask.rs` | a tool asks the client: [`ToolContext::elicit`](crate::ToolContext::elicit), [`ToolContext::sample`](crate::ToolContext::sample) |
 //! | `approval.rs` | a call a person must approve first, asked of the client's user; [`ApprovalRefused`] |
 //! | `notify.rs` | watching a call: its progress and log lines passed on to the client |
 //! | `result.rs` | the result a client is sent for a call that succeeded |
@@ -13,6 +14,7 @@
 //! | `transport.rs` | serving: stdio, streamable HTTP, any rmcp transport; [`ServeError`] |
 
 mod approval;
+mod ask;
 mod builder;
 mod call;
 mod definition;
@@ -27,6 +29,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use approval::{ApprovalRefused, RefusalReason};
+pub use ask::{AskError, Elicited};
 pub use builder::McpServerBuilder;
 pub use transport::ServeError;
 
