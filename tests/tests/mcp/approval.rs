@@ -523,3 +523,81 @@ async fn a_tool_asked_to_ask_in_an_agent_has_nobody_to_ask() {
         Some(AskError::NoClient)
     ));
 }
+
+// ---- the MCP Python SDK's client as the user ---------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdks_client_approves_declines_and_cannot_carry_an_approval_over() {
+    let Some(python) = reticent_tests::mcp::python::python(
+        "approvals over MCP with the Python SDK's elicitation callback",
+    ) else {
+        return;
+    };
+    let bank = Arc::new(Bank::default());
+    let failures = Failures::default();
+    let server = McpServer::builder()
+        .toolbox(Arc::clone(&bank))
+        .on_failure(failures.hook())
+        .elicit_approval(WAIT)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let shutdown = reticent::CancellationToken::new();
+    let mut config =
+        reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default(
+        );
+    config.cancellation_token = shutdown.clone();
+    let serving = tokio::spawn(server.serve_http(listener, config));
+
+    let script = reticent_tests::mcp::python::workspace().join("tests/mcp_client/approval.py");
+    let mut command = tokio::process::Command::new(&python);
+    command.arg(&script).arg(&url).kill_on_drop(true);
+    let output = tokio::time::timeout(Duration::from_secs(120), command.output())
+        .await
+        .expect("the script finishes in time")
+        .expect("the script runs");
+    shutdown.cancel();
+    let _ = tokio::time::timeout(Duration::from_secs(10), serving).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the script failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+
+    let digest = |account: &str| CallDigest::of("close_account", &json!({"account": account}));
+    // Accepted as shown: it ran, after the user saw the call and its digest.
+    assert_eq!(lines[0]["text"], "closed ACC-1", "{stdout}");
+    assert_eq!(lines[0]["is_error"], false);
+    assert_eq!(lines[0]["shown"]["digest"], digest("ACC-1").to_string());
+    let message = lines[0]["shown"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("close_account") && message.contains("ACC-1"),
+        "{message}"
+    );
+    // Declined, and the approval of ACC-1 carried over to ACC-2: refused, never run.
+    for line in &lines[1..] {
+        assert_eq!(line["text"], NOT_APPROVED, "{stdout}");
+        assert_eq!(line["is_error"], true);
+    }
+    assert_eq!(lines[2]["shown"]["digest"], digest("ACC-2").to_string());
+    assert_eq!(bank.closed(), 1, "only the accepted call ran");
+    let reasons: Vec<RefusalReason> = failures
+        .all()
+        .iter()
+        .map(|f| {
+            f.error
+                .downcast_ref::<ApprovalRefused>()
+                .unwrap()
+                .reason
+                .clone()
+        })
+        .collect();
+    assert_eq!(reasons, [RefusalReason::Declined, RefusalReason::Mismatch]);
+}
