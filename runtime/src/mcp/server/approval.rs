@@ -23,8 +23,9 @@ use super::ask::{self, AskError};
 use super::call::{Answered, Request};
 use crate::agent::CallDigest;
 use crate::error::{ToolFailure, kinds};
+use crate::in_place::FirstPoll;
 use crate::render;
-use crate::tool::{FirstPoll, execute_span};
+use crate::tool::CallSpan;
 
 /// The property of the elicitation form that holds the digest of the call the user approves.
 pub(super) const DIGEST_FIELD: &str = "digest";
@@ -196,7 +197,7 @@ impl McpServer {
             failure.arguments = arguments.clone();
         }
         failure.elapsed = start.elapsed();
-        let span = execute_span(name, &call_id);
+        let span = CallSpan::new(name, &call_id);
         self.report(&span, &failure);
         CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model)])
     }
