@@ -601,3 +601,30 @@ async fn the_python_sdks_client_approves_declines_and_cannot_carry_an_approval_o
         .collect();
     assert_eq!(reasons, [RefusalReason::Declined, RefusalReason::Mismatch]);
 }
+
+#[tokio::test]
+async fn a_failed_question_of_a_tool_reaches_the_operator_and_not_the_client() {
+    const CANARY: &str = "CANARY-ask-51d0: postgres://ops:hunter2@db";
+    let user = User::answering(Answer::Fail(CANARY));
+    let setup = nickname_setup(user).await;
+    let result = call(&setup, ask_nickname(10_000)).await;
+    assert_eq!(text(&result), "Tool 'nickname' failed with AskError");
+    assert!(!serde_json::to_string(&result).unwrap().contains("CANARY"));
+    let failure = setup.failures.one();
+    assert!(!failure.shown_to_model.contains("CANARY"));
+    let error = failure
+        .error
+        .downcast_ref::<AskError>()
+        .expect("an AskError");
+    assert!(matches!(error, AskError::Failed(_)), "{error:?}");
+    let mut chain = Vec::new();
+    let mut source: Option<&dyn std::error::Error> = Some(error);
+    while let Some(error) = source {
+        chain.push(error.to_string());
+        source = error.source();
+    }
+    assert!(
+        chain.iter().any(|message| message.contains(CANARY)),
+        "{chain:?}"
+    );
+}
