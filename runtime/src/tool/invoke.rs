@@ -116,7 +116,9 @@ pub(crate) fn invoke<'a, 'c, E: Encoding>(invocation: Invocation<'a, 'c>) -> Inv
 }
 
 /// The future [`invoke`] returns.
-pub(crate) struct Invoke<'a, 'c, E: Encoding>(InPlace<'a, Invocation<'a, 'c>, Outcome<E::Output>>);
+pub(crate) struct Invoke<'a, 'c, E: Encoding>(
+    InPlace<'a, Invocation<'a, 'c>, CallOutcome<E::Output>>,
+);
 
 impl<'a> Invocation<'a, '_> {
     /// Starts the call and polls it for the first time with `task`, its output made as `E`
@@ -127,14 +129,14 @@ impl<'a> Invocation<'a, '_> {
     pub(crate) fn first_poll<E: Encoding>(
         self,
         task: &mut Context<'_>,
-    ) -> FirstPoll<'a, Outcome<E::Output>> {
+    ) -> FirstPoll<'a, CallOutcome<E::Output>> {
         start::<E>(self, task)
     }
 }
 
 /// A call's outcome, its failure boxed as it is passed on: most calls succeed, and a
 /// `ToolFailure` is ten times the size of most outputs.
-pub(crate) type Outcome<T> = Result<T, Box<ToolFailure>>;
+pub(crate) type CallOutcome<T> = Result<T, Box<ToolFailure>>;
 
 /// What a call's failure needs of the call, kept until it ends. The tool's name and the
 /// call's id are the caller's while the call runs in place, copies once the call goes on
@@ -167,7 +169,7 @@ impl<E: Encoding> Future for Invoke<'_, '_, E> {
 }
 
 /// A call [`start`] started: done when first polled, or still running.
-type Started<'a, T> = FirstPoll<'a, Outcome<T>>;
+type Started<'a, T> = FirstPoll<'a, CallOutcome<T>>;
 
 /// Starts the call: the time limit (the shorter of the caller's and the tool's), the tool
 /// called with its context (made from the invocation for a tool that reads one, empty for
@@ -261,7 +263,7 @@ fn run_blocking_call<'a, E: Encoding>(
     given: Given<'_>,
     call: Call<'a, '_>,
     limit: Option<Duration>,
-) -> BoxFuture<'a, Outcome<E::Output>> {
+) -> BoxFuture<'a, CallOutcome<E::Output>> {
     let call = call.owned();
     let (given, cx) = (given.into_owned(), call.tool_cx());
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
@@ -306,7 +308,7 @@ impl<'a> Call<'a, '_> {
 
     /// The outcome of a call that ended as `ran`: the output, or the one [`ToolFailure`].
     #[inline]
-    fn conclude<T>(self, ran: Ran<T>) -> Outcome<T> {
+    fn conclude<T>(self, ran: Ran<T>) -> CallOutcome<T> {
         ran.map_err(|ending| self.failed(ending))
     }
 

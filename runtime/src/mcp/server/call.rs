@@ -23,7 +23,7 @@ use super::result::{success, success_text};
 use crate::error::ToolFailure;
 use crate::in_place::{FirstPoll, InPlace};
 use crate::render;
-use crate::tool::{AsText, AsValue, CallArguments, CallSpan, Invocation, Outcome};
+use crate::tool::{AsText, AsValue, CallArguments, CallOutcome, CallSpan, Invocation};
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
 /// then (an async tool that never waits, nobody watching its reports) is answered with no state
@@ -236,7 +236,7 @@ impl<'s> Answer<'s> {
     #[inline(always)]
     fn begin<T: Send + 's>(
         self,
-        started: FirstPoll<'s, Outcome<T>>,
+        started: FirstPoll<'s, CallOutcome<T>>,
         call_id: &str,
         token: &CancellationToken,
         watch: Option<Watch<'s>>,
@@ -276,7 +276,7 @@ impl<'s> Answer<'s> {
     #[inline(always)]
     fn answer<T>(
         self,
-        outcome: Outcome<T>,
+        outcome: CallOutcome<T>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
     ) -> Answered {
         let Self { server, span, .. } = self;
