@@ -65,7 +65,7 @@ pub use validate::{ArgumentValidator, ValidatorError};
 
 pub(crate) use contain::drop_contained;
 #[cfg(feature = "mcp")]
-pub(crate) use invoke::Outcome;
+pub(crate) use invoke::CallOutcome;
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
 #[cfg(feature = "mcp")]
 pub(crate) use output::AsText;
