@@ -123,6 +123,12 @@ pub struct AgentResult {
     /// error message was shown (`include_error_message`), of this run or in the history it
     /// was given. Empty when the run is not tainted.
     pub tainted_by: Vec<String>,
+    /// The whole output of each successful call the model was shown less of, in call order:
+    /// its output was past its budget (see
+    /// [`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output)). Every other
+    /// successful call's output is its result in `messages`, as it is;
+    /// [`tool_output`](Self::tool_output) finds either.
+    pub whole_outputs: Vec<WholeOutput>,
     /// Calls, failures and timeouts per tool.
     pub tool_stats: BTreeMap<String, ToolStats>,
     /// The calls the run waits on before it can go on, in call order: calls awaiting approval
@@ -135,6 +141,39 @@ pub struct AgentResult {
     /// model call; `None` when the run ended (it completed, hit a limit, or a tool failure
     /// ended it).
     pub state: Option<RunState>,
+}
+
+impl AgentResult {
+    /// The whole output of the successful call `call_id` of this run, as text: from
+    /// [`whole_outputs`](Self::whole_outputs) when the model was shown less of it, otherwise
+    /// its result in [`messages`](Self::messages). `None` for a call that failed or is not in
+    /// this result.
+    pub fn tool_output(&self, call_id: &str) -> Option<&str> {
+        if let Some(whole) = self.whole_outputs.iter().find(|w| w.call_id == call_id) {
+            return Some(&whole.output);
+        }
+        self.messages
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                Message::Tool(result) if result.call_id == call_id && !result.is_error => {
+                    Some(result.content.as_str())
+                }
+                _ => None,
+            })
+    }
+}
+
+/// The whole output of a successful call whose result the model was shown less of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WholeOutput {
+    /// The tool.
+    pub tool: String,
+    /// The call's id.
+    pub call_id: String,
+    /// The whole output, as text: a string output as it is, any other as compact JSON.
+    pub output: String,
 }
 
 /// A run that did not finish. Each variant keeps what the run had gathered.

@@ -20,7 +20,7 @@ use tracing::Instrument;
 
 use super::McpServer;
 use super::notify::{Watch, watch};
-use super::result::{success, success_text};
+use super::result::{success, success_text, within_budget};
 use crate::error::ToolFailure;
 use crate::render;
 use crate::tool::{
@@ -87,6 +87,8 @@ struct Answer<'s> {
     tool_name: &'s Arc<str>,
     span: tracing::Span,
     start: Instant,
+    /// The output budget, when the server cuts results.
+    budget: Option<usize>,
 }
 
 impl McpServer {
@@ -151,6 +153,9 @@ impl McpServer {
             tool_name,
             span,
             start,
+            budget: inner
+                .max_output
+                .map(|default| tool.max_output().unwrap_or(default)),
         };
         let scope = CallScope {
             call_id,
@@ -267,9 +272,20 @@ impl<'s> Answer<'s> {
         outcome: Result<T, Box<ToolFailure>>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
     ) -> Answered {
-        let Self { server, span, .. } = self;
+        let Self {
+            server,
+            span,
+            budget,
+            ..
+        } = self;
         match outcome {
-            Ok(output) => Ok(to_result(output, &span)),
+            Ok(output) => {
+                let result = to_result(output, &span);
+                Ok(match budget {
+                    None => result,
+                    Some(max) => within_budget(result, max),
+                })
+            }
             Err(failure) => {
                 let result =
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);

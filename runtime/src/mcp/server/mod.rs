@@ -66,6 +66,8 @@ pub(crate) struct Inner {
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
     pub(crate) on_failure: Vec<FailureHook>,
+    /// The output budget of a tool that sets none, when results are cut at all.
+    pub(crate) max_output: Option<usize>,
 }
 
 impl McpServer {
