@@ -128,6 +128,10 @@ pub struct AgentResult {
     /// [`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output)). Every other
     /// successful call's output is its result in `messages`, as it is;
     /// [`tool_output`](Self::tool_output) finds either.
+    ///
+    /// A [`RunState`] keeps what the model saw, not these: a run resumed from one holds the
+    /// whole outputs of the calls it recorded itself (the earlier ones were on the result and
+    /// the events of the run that made them).
     pub whole_outputs: Vec<WholeOutput>,
     /// Calls, failures and timeouts per tool.
     pub tool_stats: BTreeMap<String, ToolStats>,
