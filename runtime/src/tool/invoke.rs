@@ -93,6 +93,9 @@ pub(crate) struct Invocation<'a, 'c> {
     pub(crate) observer: Option<Arc<Observer>>,
     /// Show the model a failure's message after its kind.
     pub(crate) include_error_message: bool,
+    /// The MCP client that made the call, when one did: the tool's context can ask it.
+    #[cfg(feature = "mcp")]
+    pub(crate) client: Option<&'c rmcp::service::Peer<rmcp::service::RoleServer>>,
 }
 
 /// Runs `invocation`: the future the agent loop awaits. Never panics; never returns early
@@ -113,7 +116,9 @@ pub(crate) fn invoke<'a, 'c, E: Encoding>(invocation: Invocation<'a, 'c>) -> Inv
 }
 
 /// The future [`invoke`] returns.
-pub(crate) struct Invoke<'a, 'c, E: Encoding>(InPlace<'a, Invocation<'a, 'c>, Outcome<E::Output>>);
+pub(crate) struct Invoke<'a, 'c, E: Encoding>(
+    InPlace<'a, Invocation<'a, 'c>, CallOutcome<E::Output>>,
+);
 
 impl<'a> Invocation<'a, '_> {
     /// Starts the call and polls it for the first time with `task`, its output made as `E`
@@ -124,14 +129,14 @@ impl<'a> Invocation<'a, '_> {
     pub(crate) fn first_poll<E: Encoding>(
         self,
         task: &mut Context<'_>,
-    ) -> FirstPoll<'a, Outcome<E::Output>> {
+    ) -> FirstPoll<'a, CallOutcome<E::Output>> {
         start::<E>(self, task)
     }
 }
 
 /// A call's outcome, its failure boxed as it is passed on: most calls succeed, and a
 /// `ToolFailure` is ten times the size of most outputs.
-pub(crate) type Outcome<T> = Result<T, Box<ToolFailure>>;
+pub(crate) type CallOutcome<T> = Result<T, Box<ToolFailure>>;
 
 /// What a call's failure needs of the call, kept until it ends. The tool's name and the
 /// call's id are the caller's while the call runs in place, copies once the call goes on
@@ -164,7 +169,7 @@ impl<E: Encoding> Future for Invoke<'_, '_, E> {
 }
 
 /// A call [`start`] started: done when first polled, or still running.
-type Started<'a, T> = FirstPoll<'a, Outcome<T>>;
+type Started<'a, T> = FirstPoll<'a, CallOutcome<T>>;
 
 /// Starts the call: the time limit (the shorter of the caller's and the tool's), the tool
 /// called with its context (made from the invocation for a tool that reads one, empty for
@@ -188,6 +193,8 @@ fn start<'a, E: Encoding>(
         cancellable,
         observer,
         include_error_message,
+        #[cfg(feature = "mcp")]
+        client,
     } = invocation;
     let limit = match (limit, tool.timeout()) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -197,9 +204,12 @@ fn start<'a, E: Encoding>(
         && (limit.is_some() || cancellable)
         && tokio::runtime::Handle::try_current().is_ok();
     let (given, record) = arguments.split();
-    let cx = tool
-        .reads_context()
-        .then(|| ToolContext::child_of(call_id, tool_name, parent.clone(), observer));
+    let cx = tool.reads_context().then(|| {
+        let cx = ToolContext::child_of(call_id, tool_name, parent.clone(), observer);
+        #[cfg(feature = "mcp")]
+        let cx = cx.with_client(client);
+        cx
+    });
     // What a failure needs of the call, made only when the call fails or goes on.
     let call = move |cx, record| Call {
         include_error_message,
@@ -253,7 +263,7 @@ fn run_blocking_call<'a, E: Encoding>(
     given: Given<'_>,
     call: Call<'a, '_>,
     limit: Option<Duration>,
-) -> BoxFuture<'a, Outcome<E::Output>> {
+) -> BoxFuture<'a, CallOutcome<E::Output>> {
     let call = call.owned();
     let (given, cx) = (given.into_owned(), call.tool_cx());
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
@@ -298,7 +308,7 @@ impl<'a> Call<'a, '_> {
 
     /// The outcome of a call that ended as `ran`: the output, or the one [`ToolFailure`].
     #[inline]
-    fn conclude<T>(self, ran: Ran<T>) -> Outcome<T> {
+    fn conclude<T>(self, ran: Ran<T>) -> CallOutcome<T> {
         ran.map_err(|ending| self.failed(ending))
     }
 

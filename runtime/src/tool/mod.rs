@@ -69,7 +69,7 @@ pub use budget::DEFAULT_MAX_OUTPUT;
 pub(crate) use budget::bounded_view;
 pub(crate) use contain::drop_contained;
 #[cfg(feature = "mcp")]
-pub(crate) use invoke::Outcome;
+pub(crate) use invoke::CallOutcome;
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
 #[cfg(feature = "mcp")]
 pub(crate) use output::AsText;

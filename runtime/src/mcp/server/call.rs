@@ -23,7 +23,7 @@ use super::result::{success, success_text, within_budget};
 use crate::error::ToolFailure;
 use crate::in_place::{FirstPoll, InPlace};
 use crate::render;
-use crate::tool::{AsText, AsValue, CallArguments, CallSpan, Invocation, Outcome};
+use crate::tool::{AsText, AsValue, CallArguments, CallOutcome, CallSpan, Invocation};
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
 /// then (an async tool that never waits, nobody watching its reports) is answered with no state
@@ -39,11 +39,11 @@ pub(super) struct CallTool<'s, R> {
 }
 
 /// A `tools/call` request: the tool's name, the arguments and the request's context.
-type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
+pub(super) type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
 
 /// The result the client is sent, or the protocol error for a tool that does not exist (or a
 /// cancelled request, whose reply the transport drops).
-type Answered = Result<CallToolResult, ErrorData>;
+pub(super) type Answered = Result<CallToolResult, ErrorData>;
 
 impl<'s, R> CallTool<'s, R> {
     /// The call of the tool `name`, its result made into `R` with `into`.
@@ -72,6 +72,15 @@ impl<R> Future for CallTool<'_, R> {
         // The request is lent where it lies: the call takes only its arguments out of it.
         this.stage
             .poll_in_place(task, |(name, arguments, context), task| {
+                // A call a person must approve first waits for the client's user (approval.rs).
+                if server.asks_approval(name) {
+                    let request = (
+                        std::mem::take(name),
+                        std::mem::take(arguments),
+                        context.clone(),
+                    );
+                    return server.approve_then_call(request);
+                }
                 server.begin(name, std::mem::take(arguments), context, task)
             })
             .map_ok(into)
@@ -92,7 +101,7 @@ struct Answer<'s> {
 impl McpServer {
     /// Begins one `tools/call`, polling the tool in place with `task`.
     #[inline(always)]
-    fn begin<'s>(
+    pub(super) fn begin<'s>(
         &'s self,
         name: &str,
         arguments: Value,
@@ -148,6 +157,7 @@ impl McpServer {
             cancellable: true,
             observer,
             include_error_message: inner.include_error_message,
+            client: Some(peer),
         };
         let answer = Answer {
             server: self,
@@ -201,7 +211,7 @@ impl McpServer {
     }
 
     /// Gives the full error to the server side: the span and every hook.
-    fn report(&self, span: &CallSpan, failure: &ToolFailure) {
+    pub(super) fn report(&self, span: &CallSpan, failure: &ToolFailure) {
         span.record_failure(failure, false);
         for hook in &self.inner.on_failure {
             if std::panic::catch_unwind(AssertUnwindSafe(|| hook(failure))).is_err() {
@@ -231,7 +241,7 @@ impl<'s> Answer<'s> {
     #[inline(always)]
     fn begin<T: Send + 's>(
         self,
-        started: FirstPoll<'s, Outcome<T>>,
+        started: FirstPoll<'s, CallOutcome<T>>,
         call_id: &str,
         token: &CancellationToken,
         watch: Option<Watch<'s>>,
@@ -271,7 +281,7 @@ impl<'s> Answer<'s> {
     #[inline(always)]
     fn answer<T>(
         self,
-        outcome: Outcome<T>,
+        outcome: CallOutcome<T>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
     ) -> Answered {
         let Self {
