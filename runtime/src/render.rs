@@ -1,5 +1,6 @@
 //! Every text the model is shown about a tool call that did not succeed is written here, and
-//! nowhere else: failures, refusals, argument errors and the notes of a last turn.
+//! nowhere else: failures, refusals, argument errors and the notes of a last turn; and the
+//! notice in a successful output cut to its budget.
 //!
 //! The agent loop, the MCP server and the providers all get their model-visible text from these
 //! functions, so the disclosure rules hold the same on every path. The module is a leaf: it
@@ -484,6 +485,25 @@ pub(crate) fn turn_limit() -> String {
     "This conversation has reached its limit of turns and tools are now disabled. \
      Do not call tools. Tell the user what was done and what is still unfinished."
         .to_owned()
+}
+
+// ---- a successful output past its budget ---------------------------------------------------
+
+/// The notice between the head and the tail of a tool's output cut to its budget of `max`
+/// bytes: the output was `total` bytes, `left_out` of them are not shown. It starts and ends
+/// with a line break, and its first character is not JSON, so that a cut JSON output never
+/// parses as JSON; `json` says that the output was JSON, and that what is shown is not.
+pub(crate) fn output_cut(total: usize, left_out: usize, max: usize, json: bool) -> String {
+    let json = if json {
+        "; the output is JSON, and the text shown is cut JSON, not valid JSON"
+    } else {
+        ""
+    };
+    format!(
+        "\n… [{left_out} of {total} bytes of this output were left out here: a tool's output is \
+         shown up to {max} bytes, so only its start and its end are shown{json}. To see more, \
+         ask the tool for a smaller part.] …\n"
+    )
 }
 
 /// A duration as a person writes it: `150ms`, `30s`, `2m`, `1h30m`, `1.5s`. The one duration

@@ -7,7 +7,7 @@ use super::call_limit::DEFAULT_MAX_CALLS_PER_TURN;
 use super::gates::Rules;
 use super::{Agent, Inner, ToolFailureMode, ToolFailureOptions};
 use crate::model::{Model, RetryPolicy};
-use crate::tool::{BuildError, Tool, ToolSet, Toolbox};
+use crate::tool::{BuildError, DEFAULT_MAX_OUTPUT, Tool, ToolSet, Toolbox};
 
 /// Builds an [`Agent`]. Start with [`Agent::builder`].
 #[must_use = "call `.build()` to get an agent"]
@@ -21,6 +21,7 @@ pub struct AgentBuilder {
     max_turns: u32,
     max_parallel_tools: usize,
     max_calls_per_turn: usize,
+    max_tool_output: usize,
     requirements: Vec<(String, String)>,
     forbidden_after_untrusted: Vec<String>,
     approval_rules: Vec<ApprovalRule>,
@@ -48,6 +49,7 @@ impl std::fmt::Debug for AgentBuilder {
             .field("max_turns", &self.max_turns)
             .field("max_parallel_tools", &self.max_parallel_tools)
             .field("max_calls_per_turn", &self.max_calls_per_turn)
+            .field("max_tool_output", &self.max_tool_output)
             .field("requirements", &self.requirements)
             .field("forbidden_after_untrusted", &self.forbidden_after_untrusted)
             .field("approval_rules", &self.approval_rules)
@@ -71,6 +73,7 @@ impl AgentBuilder {
             max_turns: 16,
             max_parallel_tools: 8,
             max_calls_per_turn: DEFAULT_MAX_CALLS_PER_TURN,
+            max_tool_output: DEFAULT_MAX_OUTPUT,
             requirements: Vec::new(),
             forbidden_after_untrusted: Vec::new(),
             approval_rules: Vec::new(),
@@ -140,6 +143,27 @@ impl AgentBuilder {
     /// The most tool calls of one turn that run at once. Default 8.
     pub fn max_parallel_tools(mut self, n: usize) -> Self {
         self.max_parallel_tools = n;
+        self
+    }
+
+    /// The output budget of the agent's tools, in bytes: the most of a successful output the
+    /// model is shown. Default [`DEFAULT_MAX_OUTPUT`](crate::tool::DEFAULT_MAX_OUTPUT), 64 KiB.
+    ///
+    /// An output past its budget reaches the model as its start and its end (half the budget
+    /// each, cut at character boundaries) with a notice between them of how many bytes were
+    /// left out; a JSON output's notice says that the text shown is cut and not valid JSON.
+    /// The transcript, the trajectory and every request hold that view. The caller gets the
+    /// whole output: on [`AgentEvent::ToolSucceeded`](crate::AgentEvent::ToolSucceeded), and
+    /// on the result, in [`AgentResult::whole_outputs`](crate::AgentResult::whole_outputs)
+    /// (see [`AgentResult::tool_output`](crate::AgentResult::tool_output)).
+    ///
+    /// A tool's own budget (`#[tool(max_output = "1MiB")]`, [`Tool::max_output`]) replaces
+    /// this one for that tool; tools of an [`McpClient`](crate::mcp::McpClient) take the
+    /// client's ([`McpClientBuilder::max_output`](crate::mcp::McpClientBuilder::max_output))
+    /// when it sets one. `usize::MAX` shows every output whole; 0 is refused by
+    /// [`build`](Self::build).
+    pub fn max_tool_output(mut self, bytes: usize) -> Self {
+        self.max_tool_output = bytes;
         self
     }
 
@@ -322,6 +346,11 @@ impl AgentBuilder {
                 setting: "max_parallel_tools",
             });
         }
+        if self.max_tool_output == 0 {
+            return Err(BuildError::ZeroLimit {
+                setting: "max_tool_output",
+            });
+        }
         if self.max_calls_per_turn == 0 {
             return Err(BuildError::ZeroLimit {
                 setting: "max_calls_per_turn",
@@ -354,6 +383,7 @@ impl AgentBuilder {
                 max_turns: self.max_turns,
                 max_parallel_tools: self.max_parallel_tools,
                 max_calls_per_turn: self.max_calls_per_turn,
+                max_tool_output: self.max_tool_output,
                 rules,
                 approvals,
                 record_content: self.record_content,

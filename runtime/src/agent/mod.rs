@@ -7,7 +7,7 @@
 //! | `builder.rs` | [`AgentBuilder`] |
 //! | `call_limit.rs` | the most tool calls one response may ask for (`max_calls_per_turn`) |
 //! | `policy.rs` | [`ToolFailureMode`], [`ToolFailureOptions`] |
-//! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`] |
+//! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`], [`WholeOutput`] |
 //! | `event.rs` | [`AgentEvent`] |
 //! | `run.rs` | the loop: one model turn after another |
 //! | `call_ids.rs` | the calls of one model response under distinct ids |
@@ -69,7 +69,7 @@ pub use digest::{CallDigest, NotADigest};
 pub use event::AgentEvent;
 pub use ledger::Effect;
 pub use policy::{ToolFailureMode, ToolFailureOptions};
-pub use result::{AgentError, AgentResult, RunOptions, StopReason};
+pub use result::{AgentError, AgentResult, RunOptions, StopReason, WholeOutput};
 pub use state::{CallRecord, ResumeError, RunState};
 pub use stats::ToolStats;
 pub use steps::{ModelStep, StepError, StepExecutor, ToolStep};
@@ -118,6 +118,8 @@ pub(crate) struct Inner {
     pub(crate) max_parallel_tools: usize,
     /// The most calls one response may ask for.
     pub(crate) max_calls_per_turn: usize,
+    /// The output budget of a tool that sets none.
+    pub(crate) max_tool_output: usize,
     /// Prerequisites and taint rules.
     pub(crate) rules: gates::Rules,
     /// The calls a person must approve.

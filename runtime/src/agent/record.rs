@@ -7,7 +7,7 @@ use super::gates::Taint;
 use super::ledger::Ledger;
 use super::state::RunState;
 use super::stats::Stats;
-use super::{AgentResult, StopReason};
+use super::{AgentResult, StopReason, WholeOutput};
 use crate::error::ToolFailure;
 use crate::model::{ModelRequest, Trajectory, TrajectoryTurn, Usage};
 use crate::tool::ToolDefinition;
@@ -21,6 +21,8 @@ pub(super) struct Record {
     pub(super) turns: Vec<TrajectoryTurn>,
     pub(super) usage: Usage,
     pub(super) failures: Vec<ToolFailure>,
+    /// The whole outputs the model was shown less of.
+    pub(super) whole_outputs: Vec<WholeOutput>,
     pub(super) ledger: Ledger,
     pub(super) taint: Taint,
     pub(super) stats: Stats,
@@ -58,6 +60,7 @@ impl Record {
             answered,
             messages: self.request.messages,
             tool_failures: self.failures,
+            whole_outputs: self.whole_outputs,
             usage: self.usage,
             turns,
             stop_reason,

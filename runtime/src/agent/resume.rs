@@ -90,6 +90,7 @@ impl<'e> Run<'e> {
                 turns,
                 usage,
                 failures: failures.into_iter().map(|f| f.restore()).collect(),
+                whole_outputs: Vec::new(),
                 ledger: Ledger(effects),
                 taint: Taint { tainted_by },
                 stats: Stats(tool_stats),

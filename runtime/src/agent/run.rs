@@ -73,6 +73,7 @@ pub(super) async fn run(
             turns: Vec::new(),
             usage: Default::default(),
             failures: Vec::new(),
+            whole_outputs: Vec::new(),
             ledger: Default::default(),
             taint,
             stats: Default::default(),

@@ -16,6 +16,7 @@
 //! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
 //! | `text.rs` | decoding them straight from JSON text |
 //! | `nesting.rs` | the arguments' one nesting limit, and the walks that keep it |
+//! | `budget.rs` | the model's view of a successful output past its budget: its head and tail around a notice |
 //! | `output.rs` | splitting what a tool returned by its type; encoding its output as JSON or text, and the one rule for an output as text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `set.rs` | checking and indexing a set of tools ([`BuildError`]): a schema whose constraints cannot be compiled is refused there |
@@ -35,6 +36,7 @@ use std::time::Duration;
 mod args;
 mod blocking;
 mod body;
+mod budget;
 mod checked;
 mod constraints;
 mod contain;
@@ -63,6 +65,8 @@ pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
+pub use budget::DEFAULT_MAX_OUTPUT;
+pub(crate) use budget::bounded_view;
 pub(crate) use contain::drop_contained;
 #[cfg(feature = "mcp")]
 pub(crate) use invoke::CallOutcome;
@@ -177,6 +181,19 @@ pub trait Tool: Send + Sync + 'static {
     ///
     /// The agent applies the shorter of this and its own configured timeout.
     fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The tool's own output budget (`#[tool(max_output = "16KiB")]`), in bytes, if it has
+    /// one.
+    ///
+    /// An agent shows the model at most this much of a successful output (its start and its
+    /// end, with a notice of how much was left out between them); the caller gets the whole
+    /// output. A tool without one gets the agent's
+    /// ([`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output), 64 KiB unless
+    /// set). An MCP server sends outputs whole unless it is given a budget of its own
+    /// (`McpServerBuilder::max_output`), which this one then replaces for the tool.
+    fn max_output(&self) -> Option<usize> {
         None
     }
 

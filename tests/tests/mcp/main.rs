@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod approval;
+mod client_budget;
 mod client_oauth;
 mod client_progress;
 mod client_python;

@@ -23,6 +23,7 @@ pub struct McpServerBuilder {
     version: String,
     instructions: Option<String>,
     on_failure: Vec<FailureHook>,
+    max_output: Option<usize>,
 }
 
 impl McpServerBuilder {
@@ -37,6 +38,7 @@ impl McpServerBuilder {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
             on_failure: Vec::new(),
+            max_output: None,
         }
     }
 
@@ -55,6 +57,20 @@ impl McpServerBuilder {
     /// Serves every tool of a toolbox, such as a type with a `#[tools]` impl block.
     pub fn toolbox<T: Toolbox>(mut self, toolbox: Arc<T>) -> Self {
         self.tools.extend(toolbox.tools());
+        self
+    }
+
+    /// Cuts each successful result's text to an output budget of `bytes`, as an agent cuts
+    /// what its model is shown: the text's start and its end, with a notice between them of
+    /// how much was left out. A tool's own budget (`#[tool(max_output = ..)]`) replaces
+    /// `bytes` for that tool. Default: results are sent whole, since the client is the
+    /// caller, and its own agent bounds what its model is shown.
+    ///
+    /// A result cut this way is sent without its `structuredContent` (a cut JSON value is
+    /// not one): a client that requires structured content for a tool with an output schema
+    /// refuses it. The `on_failure` hooks are not told: the call succeeded.
+    pub fn max_output(mut self, bytes: usize) -> Self {
+        self.max_output = Some(bytes);
         self
     }
 
@@ -184,6 +200,7 @@ impl McpServerBuilder {
             on_failure: self.on_failure,
             approval_wait: self.approval_wait,
             trust_client_approval: self.trust_client_approval,
+            max_output: self.max_output,
         });
         Ok(McpServer::with_session(&inner, Session::default()))
     }
@@ -208,6 +225,7 @@ impl fmt::Debug for McpServerBuilder {
             .field("version", &self.version)
             .field("instructions", &self.instructions)
             .field("on_failure", &self.on_failure.len())
+            .field("max_output", &self.max_output)
             .finish()
     }
 }

@@ -19,7 +19,7 @@ use tracing::Instrument;
 
 use super::McpServer;
 use super::notify::{Watch, watch};
-use super::result::{success, success_text};
+use super::result::{success, success_text, within_budget};
 use crate::error::ToolFailure;
 use crate::in_place::{FirstPoll, InPlace};
 use crate::render;
@@ -94,6 +94,8 @@ struct Answer<'s> {
     tool_name: &'s Arc<str>,
     span: CallSpan,
     start: Instant,
+    /// The output budget, when the server cuts results.
+    budget: Option<usize>,
 }
 
 impl McpServer {
@@ -162,6 +164,9 @@ impl McpServer {
             tool_name,
             span,
             start,
+            budget: inner
+                .max_output
+                .map(|default| tool.max_output().unwrap_or(default)),
         };
         // A tool with an output schema has its output made a `Value`, for `structuredContent`
         // and the text; one without has it written straight to text. The call is polled first
@@ -279,9 +284,20 @@ impl<'s> Answer<'s> {
         outcome: CallOutcome<T>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
     ) -> Answered {
-        let Self { server, span, .. } = self;
+        let Self {
+            server,
+            span,
+            budget,
+            ..
+        } = self;
         match outcome {
-            Ok(output) => Ok(to_result(output, &span)),
+            Ok(output) => {
+                let result = to_result(output, &span);
+                Ok(match budget {
+                    None => result,
+                    Some(max) => within_budget(result, max),
+                })
+            }
             Err(failure) => {
                 let result =
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);

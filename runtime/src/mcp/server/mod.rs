@@ -76,6 +76,8 @@ pub(crate) struct Inner {
     pub(crate) approval_wait: Option<Duration>,
     /// Whether a call that needs approval runs unasked when the client cannot ask its user.
     pub(crate) trust_client_approval: bool,
+    /// The output budget of a tool that sets none, when results are cut at all.
+    pub(crate) max_output: Option<usize>,
 }
 
 impl McpServer {
