@@ -16,6 +16,7 @@ use reticent::tool::DEFAULT_MAX_OUTPUT;
 use reticent::{Message, ModelResponse, Tool, ToolError};
 use reticent_tests::mcp::python::{python, workspace};
 use reticent_tests::mcp::{assert_model_never_saw, call_tool, run_agent};
+use reticent_tests::transcript::unfenced;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -78,14 +79,17 @@ async fn twenty_megabytes_reach_the_caller_and_never_the_model(client: &McpClien
     assert_eq!(whole.len(), 20_000_000);
     assert!(whole.starts_with("page-start ") && whole.ends_with(" page-end"));
     assert!(whole.contains(MIDDLE));
-    // What the model was shown: the head and the tail within the default budget.
+    // What the model was shown: the head and the tail within the default budget, in the
+    // fence of untrusted output (a remote tool's is).
     let requests = model.requests();
     let Some(Message::Tool(shown)) = requests[1].messages.last() else {
         panic!("the second request ends with the call's result")
     };
-    assert!(shown.content.len() < DEFAULT_MAX_OUTPUT + 400);
-    assert!(shown.content.starts_with("page-start "));
-    assert!(shown.content.ends_with(" page-end"));
+    assert!(shown.content.len() < DEFAULT_MAX_OUTPUT + 800);
+    let cut = unfenced(&shown.content);
+    assert_ne!(cut, shown.content, "a remote tool's output is fenced");
+    assert!(cut.starts_with("page-start "));
+    assert!(cut.ends_with(" page-end"));
     assert_model_never_saw(MIDDLE, &result, &model);
 }
 
