@@ -60,6 +60,15 @@
 //! future is dropped. A cancelled call is not a failure: no hook is called, and the span
 //! records `reticent.tool.cancelled = true`.
 //!
+//! # Long-running tools as tasks
+//!
+//! A `#[tool(task)]` tool is answered with a task when the client supports MCP's tasks
+//! extension (as rmcp serves it): the client follows it with `tasks/get` and may stop it with
+//! `tasks/cancel`. The call runs as any other, and its result — a failure written by the same
+//! rules — is kept for [`McpServerBuilder::task_ttl`] (at most
+//! [`McpServerBuilder::max_tasks`] tasks). `McpClient` follows a task to its end under the
+//! call's time limit, and cancels it when the call is abandoned. `docs/mcp.md` has the details.
+//!
 //! # Transports
 //!
 //! - stdio: [`McpServer::serve_stdio`], for clients that start the server as a subprocess;

@@ -20,3 +20,4 @@ mod progress;
 mod python_client;
 mod server;
 mod shutdown;
+mod task;

@@ -353,8 +353,9 @@ impl McpClientBuilder {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        // Tasks: a server may answer a call with one, which the call then follows.
         let info = ClientConfig::new(
-            ClientCapabilities::default(),
+            ClientCapabilities::builder().enable_tasks().build(),
             Implementation::new("reticent", env!("CARGO_PKG_VERSION")),
         );
         let initialize = |source| McpClientError::Initialize {

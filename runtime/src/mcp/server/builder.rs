@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::session::Session;
-use super::{FailureHook, Inner, McpServer, definition};
+use super::{FailureHook, Inner, McpServer, definition, task};
 use crate::error::ToolFailure;
 use crate::tool::{BuildError, Tool, ToolSet, Toolbox};
 
@@ -21,6 +21,8 @@ pub struct McpServerBuilder {
     version: String,
     instructions: Option<String>,
     on_failure: Vec<FailureHook>,
+    task_ttl: Duration,
+    max_tasks: usize,
 }
 
 impl McpServerBuilder {
@@ -34,6 +36,8 @@ impl McpServerBuilder {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
             on_failure: Vec::new(),
+            task_ttl: task::DEFAULT_TTL,
+            max_tasks: task::DEFAULT_MAX,
         }
     }
 
@@ -115,6 +119,22 @@ impl McpServerBuilder {
         self
     }
 
+    /// How long a task of a `#[tool(task)]` tool is kept, from its creation: a call still
+    /// running then is stopped (its tool's token cancelled), and the task is forgotten, its
+    /// answer with it. Default one hour.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// How many tasks the server keeps at most. A new task pushes out the oldest that has
+    /// finished; when every task kept is still running, the call is refused with a protocol
+    /// error. Default 1024.
+    pub fn max_tasks(mut self, max: usize) -> Self {
+        self.max_tasks = max;
+        self
+    }
+
     /// Checks the tools (valid, unique names and object schemas, for the parameters and for
     /// any output; no tool that needs approval unless the client is trusted to ask for it) and
     /// builds the server.
@@ -143,6 +163,10 @@ impl McpServerBuilder {
             .iter()
             .map(|tool| definition::output(&**tool))
             .collect();
+        let tasks = tools
+            .iter()
+            .any(|tool| tool.definition().task)
+            .then(|| Arc::new(task::Tasks::new(self.task_ttl, self.max_tasks)));
         let inner = Arc::new(Inner {
             tools,
             listed,
@@ -153,6 +177,7 @@ impl McpServerBuilder {
             version: self.version,
             instructions: self.instructions,
             on_failure: self.on_failure,
+            tasks,
         });
         Ok(McpServer::with_session(&inner, Session::default()))
     }
@@ -176,6 +201,8 @@ impl fmt::Debug for McpServerBuilder {
             .field("version", &self.version)
             .field("instructions", &self.instructions)
             .field("on_failure", &self.on_failure.len())
+            .field("task_ttl", &self.task_ttl)
+            .field("max_tasks", &self.max_tasks)
             .finish()
     }
 }

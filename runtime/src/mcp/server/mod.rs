@@ -9,6 +9,7 @@
 //! | `result.rs` | the result a client is sent for a call that succeeded |
 //! | `definition.rs` | a tool as `tools/list` describes it; the shape of its `structuredContent` |
 //! | `session.rs` | what one connection keeps: the log level its client set, whether it is over |
+//! | `task.rs` | calls of `#[tool(task)]` tools answered with a task: `tasks/get`, `tasks/cancel` |
 //! | `transport.rs` | serving: stdio, streamable HTTP, any rmcp transport; [`ServeError`] |
 
 mod builder;
@@ -18,6 +19,7 @@ mod handler;
 mod notify;
 mod result;
 mod session;
+mod task;
 mod transport;
 
 use std::fmt;
@@ -66,6 +68,8 @@ pub(crate) struct Inner {
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
     pub(crate) on_failure: Vec<FailureHook>,
+    /// The tasks of `#[tool(task)]` tools; `None` when no tool served is one.
+    pub(crate) tasks: Option<Arc<task::Tasks>>,
 }
 
 impl McpServer {
