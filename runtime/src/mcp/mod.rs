@@ -67,7 +67,10 @@
 //! `tasks/cancel`. The call runs as any other, and its result — a failure written by the same
 //! rules — is kept for [`McpServerBuilder::task_ttl`] (at most
 //! [`McpServerBuilder::max_tasks`] tasks). `McpClient` follows a task to its end under the
-//! call's time limit, and cancels it when the call is abandoned. `docs/mcp.md` has the details.
+//! call's time limit, and cancels it when the call is abandoned. With the features `restate` and
+//! `mcp-client`, `McpServerBuilder::durable_tasks` keeps the tasks as Restate workflows
+//! (`TaskWorkflow`), so that they survive a restart of the server. `docs/mcp.md` has the
+//! details.
 //!
 //! # Transports
 //!
@@ -123,4 +126,6 @@ pub use client::oauth;
 #[cfg(feature = "mcp-client")]
 pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
+#[cfg(all(feature = "restate", feature = "mcp-client"))]
+pub use server::TaskWorkflow;
 pub use server::{McpServer, McpServerBuilder, ServeError};

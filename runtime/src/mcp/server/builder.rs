@@ -23,6 +23,9 @@ pub struct McpServerBuilder {
     on_failure: Vec<FailureHook>,
     task_ttl: Duration,
     max_tasks: usize,
+    /// Restate's ingress, for durable tasks.
+    #[cfg(all(feature = "restate", feature = "mcp-client"))]
+    durable_tasks: Option<String>,
 }
 
 impl McpServerBuilder {
@@ -38,6 +41,8 @@ impl McpServerBuilder {
             on_failure: Vec::new(),
             task_ttl: task::DEFAULT_TTL,
             max_tasks: task::DEFAULT_MAX,
+            #[cfg(all(feature = "restate", feature = "mcp-client"))]
+            durable_tasks: None,
         }
     }
 
@@ -135,6 +140,20 @@ impl McpServerBuilder {
         self
     }
 
+    /// Keeps the tasks of `#[tool(task)]` tools as Restate workflows rather than in memory
+    /// (features `restate` and `mcp-client`): a task survives a restart of the server, and is
+    /// followed from any of its replicas. `ingress` is Restate's ingress URL
+    /// (`http://127.0.0.1:8080`); bind [`TaskWorkflow`](crate::mcp::TaskWorkflow) for this
+    /// server on the endpoint of a service registered with that Restate. Tasks then say
+    /// [`task_ttl`](Self::task_ttl) as their time to live; Restate keeps a finished workflow
+    /// for its own retention (a day by default), which should be as long. `max_tasks` does
+    /// not apply.
+    #[cfg(all(feature = "restate", feature = "mcp-client"))]
+    pub fn durable_tasks(mut self, ingress: impl Into<String>) -> Self {
+        self.durable_tasks = Some(ingress.into());
+        self
+    }
+
     /// Checks the tools (valid, unique names and object schemas, for the parameters and for
     /// any output; no tool that needs approval unless the client is trusted to ask for it) and
     /// builds the server.
@@ -163,10 +182,18 @@ impl McpServerBuilder {
             .iter()
             .map(|tool| definition::output(&**tool))
             .collect();
-        let tasks = tools
-            .iter()
-            .any(|tool| tool.definition().task)
-            .then(|| Arc::new(task::Tasks::new(self.task_ttl, self.max_tasks)));
+        let memory =
+            || task::Store::Memory(Arc::new(task::Tasks::new(self.task_ttl, self.max_tasks)));
+        #[cfg(all(feature = "restate", feature = "mcp-client"))]
+        let store = || match self.durable_tasks.clone() {
+            Some(ingress) => {
+                task::Store::Durable(super::durable::DurableTasks::new(ingress, self.task_ttl))
+            }
+            None => memory(),
+        };
+        #[cfg(not(all(feature = "restate", feature = "mcp-client")))]
+        let store = memory;
+        let tasks = tools.iter().any(|tool| tool.definition().task).then(store);
         let inner = Arc::new(Inner {
             tools,
             listed,

@@ -72,11 +72,13 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
-        if let Some(tasks) = &self.inner.tasks
+        if let Some(store) = &self.inner.tasks
             && task::wanted(self, &request, &context)
         {
-            let created = task::create(self, tasks, request, context);
-            return Either::Right(std::future::ready(created.map(CallToolResponse::Task)));
+            return Either::Right(Box::pin(async move {
+                let created = task::start(self, store, request, context).await;
+                created.map(CallToolResponse::Task)
+            }));
         }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
         Either::Left(CallTool::new(
@@ -94,7 +96,7 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        task::of(self)?.get(&request.task_id)
+        task::of(self)?.get(&request.task_id).await
     }
 
     async fn cancel_task(
@@ -102,7 +104,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        task::of(self)?.cancel(&request.task_id)
+        task::of(self)?.cancel(&request.task_id).await
     }
 
     async fn update_task(
@@ -110,7 +112,7 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        task::of(self)?.update(&request.task_id)
+        task::of(self)?.update(&request.task_id).await
     }
 
     /// A `tools/call` whose `arguments` is not an object does not decode as one, and arrives

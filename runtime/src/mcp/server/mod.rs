@@ -10,11 +10,14 @@
 //! | `definition.rs` | a tool as `tools/list` describes it; the shape of its `structuredContent` |
 //! | `session.rs` | what one connection keeps: the log level its client set, whether it is over |
 //! | `task.rs` | calls of `#[tool(task)]` tools answered with a task: `tasks/get`, `tasks/cancel` |
+//! | `durable.rs` | those tasks as Restate workflows (`restate` and `mcp-client`): `TaskWorkflow` |
 //! | `transport.rs` | serving: stdio, streamable HTTP, any rmcp transport; [`ServeError`] |
 
 mod builder;
 mod call;
 mod definition;
+#[cfg(all(feature = "restate", feature = "mcp-client"))]
+mod durable;
 mod handler;
 mod notify;
 mod result;
@@ -27,6 +30,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use builder::McpServerBuilder;
+#[cfg(all(feature = "restate", feature = "mcp-client"))]
+pub use durable::TaskWorkflow;
 pub use transport::ServeError;
 
 use self::session::Session;
@@ -69,7 +74,7 @@ pub(crate) struct Inner {
     pub(crate) instructions: Option<String>,
     pub(crate) on_failure: Vec<FailureHook>,
     /// The tasks of `#[tool(task)]` tools; `None` when no tool served is one.
-    pub(crate) tasks: Option<Arc<task::Tasks>>,
+    pub(crate) tasks: Option<task::Store>,
 }
 
 impl McpServer {

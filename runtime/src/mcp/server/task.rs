@@ -148,8 +148,7 @@ impl Tasks {
         Ok(())
     }
 
-    /// `tasks/update`: these tasks never ask the client for input, so there is nothing to
-    /// answer; a task that is not kept is still an error.
+    /// `tasks/update`.
     pub(super) fn update(&self, id: &str) -> Result<(), ErrorData> {
         self.lock()
             .by_id
@@ -159,16 +158,69 @@ impl Tasks {
     }
 }
 
+/// Where a server keeps its tasks.
+pub(crate) enum Store {
+    /// In memory, for their time to live.
+    Memory(Arc<Tasks>),
+    /// As Restate workflows.
+    #[cfg(all(feature = "restate", feature = "mcp-client"))]
+    Durable(super::durable::DurableTasks),
+}
+
+impl Store {
+    /// `tasks/get`.
+    pub(super) async fn get(&self, id: &str) -> Result<GetTaskResult, ErrorData> {
+        match self {
+            Self::Memory(tasks) => tasks.get(id),
+            #[cfg(all(feature = "restate", feature = "mcp-client"))]
+            Self::Durable(tasks) => tasks.get(id).await,
+        }
+    }
+
+    /// `tasks/cancel`.
+    pub(super) async fn cancel(&self, id: &str) -> Result<(), ErrorData> {
+        match self {
+            Self::Memory(tasks) => tasks.cancel(id),
+            #[cfg(all(feature = "restate", feature = "mcp-client"))]
+            Self::Durable(tasks) => tasks.cancel(id).await,
+        }
+    }
+
+    /// `tasks/update`: these tasks never ask the client for input, so there is nothing to
+    /// answer; a task that is not kept is still an error.
+    pub(super) async fn update(&self, id: &str) -> Result<(), ErrorData> {
+        match self {
+            Self::Memory(tasks) => tasks.update(id),
+            #[cfg(all(feature = "restate", feature = "mcp-client"))]
+            Self::Durable(tasks) => tasks.get(id).await.map(drop),
+        }
+    }
+}
+
 /// The tasks of `server`: rmcp sends `tasks/*` requests on only when the server declared the
 /// extension, which it does when it has tasks.
-pub(super) fn of(server: &McpServer) -> Result<&Tasks, ErrorData> {
-    server.inner.tasks.as_deref().ok_or_else(|| {
+pub(super) fn of(server: &McpServer) -> Result<&Store, ErrorData> {
+    server.inner.tasks.as_ref().ok_or_else(|| {
         ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
             "this server has no tasks",
             None,
         )
     })
+}
+
+/// Starts the call of `request` as a task of `store`, and answers with the task.
+pub(super) async fn start(
+    server: &McpServer,
+    store: &Store,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CreateTaskResult, ErrorData> {
+    match store {
+        Store::Memory(tasks) => create(server, tasks, request, context),
+        #[cfg(all(feature = "restate", feature = "mcp-client"))]
+        Store::Durable(tasks) => tasks.create(request).await,
+    }
 }
 
 /// Whether the call of `request` is answered with a task: its tool is a task tool, and the
@@ -190,7 +242,7 @@ pub(super) fn wanted(
 
 /// Starts the call of `request` as a task of `tasks`, and answers with the task. Refused when
 /// the server holds its maximum of tasks and none has finished.
-pub(super) fn create(
+fn create(
     server: &McpServer,
     tasks: &Arc<Tasks>,
     request: CallToolRequestParams,
@@ -290,7 +342,8 @@ fn object(value: Result<Value, serde_json::Error>) -> JsonObject {
     }
 }
 
-fn unknown_task() -> ErrorData {
+/// The answer to a request about a task the server does not keep.
+pub(crate) fn unknown_task() -> ErrorData {
     ErrorData::invalid_params(
         "no task with this id: it never existed, or its time to live is over",
         None,
