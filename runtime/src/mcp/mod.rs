@@ -98,6 +98,7 @@
 //! | no answer within the client's `timeout` (60s unless set) | `Tool 'NAME' timed out after 1m and was stopped; ...` | kind `timeout`; the server is sent `notifications/cancelled` |
 //! | neither an answer nor progress within the client's `idle_timeout` (when set) | `Tool 'NAME' failed with McpTimeout` | `McpCallError::Silent`; the server is sent `notifications/cancelled` |
 //! | the call's token was cancelled | `Tool 'NAME' failed with McpCancelled` (a cancelled run ends as cancelled) | `McpCallError::Cancelled`; the server is sent `notifications/cancelled` |
+//! | the server answered with a task that ended without a result (failed, cancelled by the server, expired) | `Tool 'NAME' failed with McpTaskEnded` | `McpCallError::TaskEnded`; the effect is unknown |
 //!
 //! No wait on a server is unbounded: connecting and `tools()` time out after 30 seconds, a
 //! call after 60 (each configurable on the builder), and an answer rmcp cannot decode fails

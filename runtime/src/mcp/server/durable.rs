@@ -57,23 +57,27 @@ struct TaskAnswer {
 /// durably. Bind it on the service's endpoint, in the process that serves the tools:
 ///
 /// ```no_run
-/// # use reticent::mcp::McpServer;
-/// # use reticent::mcp::TaskWorkflow;
-/// # use restate_sdk::prelude::*;
-/// # /// Export the ledger.
-/// # #[reticent::tool(task)]
-/// # async fn export_ledger() -> String { String::new() }
-/// # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
-/// let server = McpServer::builder()
-///     .tool(ExportLedger)
-///     .durable_tasks("http://127.0.0.1:8080") // Restate's ingress
-///     .build()?;
-/// let endpoint = Endpoint::builder().bind(TaskWorkflow::new(&server)).build();
-/// // Serve `endpoint` with restate-sdk's `HttpServer` (feature `http_server`), register it
-/// // with Restate, and serve `server` over HTTP.
-/// # let _ = endpoint;
-/// # Ok(())
-/// # }
+/// use reticent::mcp::{McpServer, TaskWorkflow};
+/// use restate_sdk::prelude::*;
+///
+/// /// Export the ledger; takes minutes.
+/// #[reticent::tool(task)]
+/// async fn export_ledger() -> String {
+///     String::new()
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let server = McpServer::builder()
+///         .tool(ExportLedger)
+///         .durable_tasks("http://127.0.0.1:8080") // Restate's ingress
+///         .build()?;
+///     let endpoint = Endpoint::builder().bind(TaskWorkflow::new(&server)).build();
+///     // Serve `endpoint` with restate-sdk's `HttpServer` (feature `http_server`), register
+///     // it with Restate, and serve `server` over HTTP.
+///     # let _ = endpoint;
+///     Ok(())
+/// }
 /// ```
 pub struct TaskWorkflow {
     server: McpServer,
@@ -272,8 +276,10 @@ impl DurableTasks {
             .with_poll_interval_ms(POLL_INTERVAL_MS)
     }
 
-    /// `tasks/get`: the workflow's output once it has one.
-    pub(crate) async fn get(&self, id: &str) -> Result<GetTaskResult, ErrorData> {
+    /// `tasks/get`: the workflow's output once it has one, its result as `tools/call` sends it
+    /// to a client of the 2026-07-28 protocol or later (`modern`) or an older one. A task still
+    /// running gives the time of the request as its times.
+    pub(crate) async fn get(&self, id: &str, modern: bool) -> Result<GetTaskResult, ErrorData> {
         let id = checked(id)?;
         let response = self
             .http()?
@@ -305,8 +311,13 @@ impl DurableTasks {
             answer.finished_at,
         );
         let payload = match answer.result {
-            Some(result) => TaskPayload::Completed {
-                result: match serde_json::to_value(result) {
+            Some(mut result) => TaskPayload::Completed {
+                result: match serde_json::to_value({
+                    if !modern {
+                        result.result_type = None;
+                    }
+                    result
+                }) {
                     Ok(serde_json::Value::Object(result)) => result,
                     _ => JsonObject::new(),
                 },

@@ -94,9 +94,11 @@ impl ServerHandler for McpServer {
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        task::of(self)?.get(&request.task_id).await
+        task::of(self)?
+            .get(&request.task_id, modern(&context))
+            .await
     }
 
     async fn cancel_task(

@@ -168,12 +168,13 @@ pub(crate) enum Store {
 }
 
 impl Store {
-    /// `tasks/get`.
-    pub(super) async fn get(&self, id: &str) -> Result<GetTaskResult, ErrorData> {
+    /// `tasks/get`, from a client of the 2026-07-28 protocol or later (`modern`) or an older
+    /// one.
+    pub(super) async fn get(&self, id: &str, modern: bool) -> Result<GetTaskResult, ErrorData> {
         match self {
             Self::Memory(tasks) => tasks.get(id),
             #[cfg(all(feature = "restate", feature = "mcp-client"))]
-            Self::Durable(tasks) => tasks.get(id).await,
+            Self::Durable(tasks) => tasks.get(id, modern).await,
         }
     }
 
@@ -192,7 +193,7 @@ impl Store {
         match self {
             Self::Memory(tasks) => tasks.update(id),
             #[cfg(all(feature = "restate", feature = "mcp-client"))]
-            Self::Durable(tasks) => tasks.get(id).await.map(drop),
+            Self::Durable(tasks) => tasks.get(id, true).await.map(drop),
         }
     }
 }
