@@ -8,6 +8,8 @@
 //! Tasks are kept in memory, each for its time to live from its creation (a call still running
 //! then is stopped), and at most [`McpServerBuilder::max_tasks`](super::McpServerBuilder::max_tasks)
 //! of them: a new one pushes out the oldest that has finished, and is refused when none has.
+//! Or, for a server built with `durable_tasks`, as Restate workflows (`durable.rs`): [`Store`]
+//! is where they are kept.
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::pin;
