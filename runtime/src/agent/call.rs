@@ -91,6 +91,8 @@ pub(super) async fn execute(
                 cancellable,
                 observer,
                 include_error_message: inner.failure_options.include_error_message,
+                #[cfg(feature = "mcp")]
+                client: None,
             };
             let run = invoke::<AsValue>(invocation).instrument(span.clone());
             match events {

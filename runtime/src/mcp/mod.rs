@@ -129,4 +129,5 @@ pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpT
 pub use rmcp;
 #[cfg(all(feature = "restate", feature = "mcp-client"))]
 pub use server::TaskWorkflow;
+pub use server::{ApprovalRefused, AskError, Elicited, RefusalReason};
 pub use server::{McpServer, McpServerBuilder, ServeError};

@@ -93,6 +93,9 @@ pub(crate) struct Invocation<'a, 'c> {
     pub(crate) observer: Option<Arc<Observer>>,
     /// Show the model a failure's message after its kind.
     pub(crate) include_error_message: bool,
+    /// The MCP client that made the call, when one did: the tool's context can ask it.
+    #[cfg(feature = "mcp")]
+    pub(crate) client: Option<&'c rmcp::service::Peer<rmcp::service::RoleServer>>,
 }
 
 /// Runs `invocation`: the future the agent loop awaits. Never panics; never returns early
@@ -190,6 +193,8 @@ fn start<'a, E: Encoding>(
         cancellable,
         observer,
         include_error_message,
+        #[cfg(feature = "mcp")]
+        client,
     } = invocation;
     let limit = match (limit, tool.timeout()) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -199,9 +204,12 @@ fn start<'a, E: Encoding>(
         && (limit.is_some() || cancellable)
         && tokio::runtime::Handle::try_current().is_ok();
     let (given, record) = arguments.split();
-    let cx = tool
-        .reads_context()
-        .then(|| ToolContext::child_of(call_id, tool_name, parent.clone(), observer));
+    let cx = tool.reads_context().then(|| {
+        let cx = ToolContext::child_of(call_id, tool_name, parent.clone(), observer);
+        #[cfg(feature = "mcp")]
+        let cx = cx.with_client(client);
+        cx
+    });
     // What a failure needs of the call, made only when the call fails or goes on.
     let call = move |cx, record| Call {
         include_error_message,

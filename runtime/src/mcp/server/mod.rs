@@ -5,6 +5,8 @@
 //! | `builder.rs` | [`McpServerBuilder`], [`BuildError`] |
 //! | `handler.rs` | the `rmcp::ServerHandler`: `initialize`, `tools/list`, `tools/call`, logging |
 //! | `call.rs` | one `tools/call`, run through the same entry point as the agent loop's calls |
+//! | `ask.rs` | a tool asks the client: [`ToolContext::elicit`](crate::ToolContext::elicit), [`ToolContext::sample`](crate::ToolContext::sample) |
+//! | `approval.rs` | a call a person must approve first, asked of the client's user; [`ApprovalRefused`] |
 //! | `notify.rs` | watching a call: its progress and log lines passed on to the client |
 //! | `result.rs` | the result a client is sent for a call that succeeded |
 //! | `definition.rs` | a tool as `tools/list` describes it; the shape of its `structuredContent` |
@@ -13,6 +15,8 @@
 //! | `durable.rs` | those tasks as Restate workflows (`restate` and `mcp-client`): `TaskWorkflow` |
 //! | `transport.rs` | serving: stdio, streamable HTTP, any rmcp transport; [`ServeError`] |
 
+mod approval;
+mod ask;
 mod builder;
 mod call;
 mod definition;
@@ -29,6 +33,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use approval::{ApprovalRefused, RefusalReason};
+pub use ask::{AskError, Elicited};
 pub use builder::McpServerBuilder;
 #[cfg(all(feature = "restate", feature = "mcp-client"))]
 pub use durable::TaskWorkflow;
@@ -73,6 +79,10 @@ pub(crate) struct Inner {
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
     pub(crate) on_failure: Vec<FailureHook>,
+    /// How long the client's user is given to approve a call; `None`: nobody is asked.
+    pub(crate) approval_wait: Option<Duration>,
+    /// Whether a call that needs approval runs unasked when the client cannot ask its user.
+    pub(crate) trust_client_approval: bool,
     /// The tasks of `#[tool(task)]` tools; `None` when no tool served is one.
     pub(crate) tasks: Option<task::Store>,
 }
@@ -107,6 +117,8 @@ impl fmt::Debug for McpServer {
             .field("timeout", &inner.timeout)
             .field("include_error_message", &inner.include_error_message)
             .field("on_failure", &inner.on_failure.len())
+            .field("approval_wait", &inner.approval_wait)
+            .field("trust_client_approval", &inner.trust_client_approval)
             .finish_non_exhaustive()
     }
 }
