@@ -40,6 +40,7 @@ mod tools;
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | the annotations (MCP hints) |
 /// | `untrusted_output` | the output comes from outside the system and taints the run (`open_world` tools are untrusted unless `untrusted_output = false`) |
 /// | `needs_approval` | the agent stops for a person's approval before running a call of this tool (`Tool::needs_approval`) |
+/// | `task` | an MCP server answers a call with a task the client follows (`ToolDefinition::task`), for tools that run long |
 /// | `output_schema = false` | no output schema in the definition (see below) |
 /// | `timeout = "5s"` | the tool's own time limit (`ms`, `s`, `m`, `h`, e.g. `1m30s`) |
 /// | `max_output = "16KiB"` | the tool's output budget (`Tool::max_output`): the most of a successful output the model is shown, in bytes (`4096`, `16KiB`, `1MiB`, `16KB`); the agent's `max_tool_output` (64 KiB) when left out |

@@ -21,7 +21,10 @@
 //!   test whose check may stall its thread;
 //! - [`llmock`]: the fault-injecting mock of the model APIs, run as a child process, with its
 //!   journal of requests and its verdict on the client;
-//! - [`restate_desk`]: what the `restate_desk` service and the `restate` tests agree on.
+//! - [`restate_desk`]: what the `restate_desk` service and the `restate` tests agree on;
+//! - [`restate_tasks`]: what the `restate_tasks` service and its `restate` test agree on;
+//! - [`service`]: what the Restate services in `src/bin/` share: their arguments, and the
+//!   files they count in.
 #![warn(
     missing_docs,
     missing_debug_implementations,
@@ -36,6 +39,7 @@ pub mod llmock;
 pub mod mcp;
 pub mod pattern;
 pub mod provider;
+pub mod service;
 pub mod shop;
 pub mod spans;
 pub mod transcript;
@@ -51,4 +55,15 @@ pub mod restate_desk {
 
     /// While this file exists in the desk's state folder, a transfer does not finish.
     pub const HOLD_TRANSFER: &str = "hold-transfer";
+}
+
+/// What the `restate_tasks` service (an MCP server whose tasks are Restate workflows) and the
+/// `restate` test that drives it agree on.
+pub mod restate_tasks {
+    /// The secret the failing export carries in its error: in no answer and never in
+    /// Restate's journal, only in the server's own log of failures.
+    pub const CANARY: &str = "CANARY-tasks-41c7-s3://exports:k3y@10.0.0.7/ledger";
+
+    /// While this file exists in the service's state folder, an export does not finish.
+    pub const HOLD: &str = "hold-export";
 }

@@ -18,6 +18,7 @@ pub(crate) const OPTIONS: &[&str] = &[
     "open_world",
     "untrusted_output",
     "needs_approval",
+    "task",
     "output_schema",
     "timeout",
     "max_output",
@@ -39,6 +40,8 @@ pub(crate) struct ToolOptions {
     pub(crate) untrusted_output: Option<bool>,
     /// Whether a person approves each call before it runs.
     pub(crate) needs_approval: bool,
+    /// Whether an MCP server answers its calls with a task.
+    pub(crate) task: bool,
     /// Whether the definition carries the output's schema, when the output type has one
     /// (`output_schema = false` opts out).
     pub(crate) output_schema: bool,
@@ -60,6 +63,7 @@ impl Default for ToolOptions {
             open_world: false,
             untrusted_output: None,
             needs_approval: false,
+            task: false,
             output_schema: true,
             timeout_ms: None,
             max_output: None,
@@ -73,12 +77,12 @@ struct Config {
     name: Option<LitStr>,
     title: Option<LitStr>,
     description: Option<LitStr>,
-    flags: [Option<(Ident, bool)>; 7],
+    flags: [Option<(Ident, bool)>; 8],
     timeout: Option<LitStr>,
     max_output: Option<LitStr>,
 }
 
-const FLAGS: [&str; 7] = [
+const FLAGS: [&str; 8] = [
     "read_only",
     "destructive",
     "idempotent",
@@ -86,6 +90,7 @@ const FLAGS: [&str; 7] = [
     "untrusted_output",
     "needs_approval",
     "output_schema",
+    "task",
 ];
 
 impl Config {
@@ -168,6 +173,7 @@ impl Config {
             open_world: flag(3),
             untrusted_output: self.flags[4].as_ref().map(|(_, v)| *v),
             needs_approval: flag(5),
+            task: flag(7),
             // on unless written `false`
             output_schema: self.flags[6].as_ref().is_none_or(|(_, v)| *v),
             timeout_ms: self.timeout.as_ref().and_then(|lit| {

@@ -311,6 +311,8 @@ pub(crate) fn tool_impl(
                 }
             }
         });
+    // A flag on the definition, read by the MCP server: no code of its own.
+    let task = options.task.then(|| quote!(.with_task(true)));
     let needs_approval = options.needs_approval.then(|| {
         quote! {
             fn needs_approval(&self) -> bool {
@@ -386,6 +388,7 @@ pub(crate) fn tool_impl(
                         #title,
                         #output_schema,
                     )
+                    #task
                 })
             }
         }

@@ -60,6 +60,18 @@
 //! future is dropped. A cancelled call is not a failure: no hook is called, and the span
 //! records `reticent.tool.cancelled = true`.
 //!
+//! # Long-running tools as tasks
+//!
+//! A `#[tool(task)]` tool is answered with a task when the client supports MCP's tasks
+//! extension (as rmcp serves it): the client follows it with `tasks/get` and may stop it with
+//! `tasks/cancel`. The call runs as any other, and its result — a failure written by the same
+//! rules — is kept for [`McpServerBuilder::task_ttl`] (at most
+//! [`McpServerBuilder::max_tasks`] tasks). `McpClient` follows a task to its end under the
+//! call's time limit, and cancels it when the call is abandoned. With the features `restate` and
+//! `mcp-client`, `McpServerBuilder::durable_tasks` keeps the tasks as Restate workflows
+//! (`TaskWorkflow`), so that they survive a restart of the server. `docs/mcp.md` has the
+//! details.
+//!
 //! # Transports
 //!
 //! - stdio: [`McpServer::serve_stdio`], for clients that start the server as a subprocess;
@@ -86,6 +98,7 @@
 //! | no answer within the client's `timeout` (60s unless set) | `Tool 'NAME' timed out after 1m and was stopped; ...` | kind `timeout`; the server is sent `notifications/cancelled` |
 //! | neither an answer nor progress within the client's `idle_timeout` (when set) | `Tool 'NAME' failed with McpTimeout` | `McpCallError::Silent`; the server is sent `notifications/cancelled` |
 //! | the call's token was cancelled | `Tool 'NAME' failed with McpCancelled` (a cancelled run ends as cancelled) | `McpCallError::Cancelled`; the server is sent `notifications/cancelled` |
+//! | the server answered with a task that ended without a result (failed, cancelled by the server, expired) | `Tool 'NAME' failed with McpTaskEnded` | `McpCallError::TaskEnded`; the effect is unknown |
 //!
 //! No wait on a server is unbounded: connecting and `tools()` time out after 30 seconds, a
 //! call after 60 (each configurable on the builder), and an answer rmcp cannot decode fails
@@ -114,5 +127,7 @@ pub use client::oauth;
 #[cfg(feature = "mcp-client")]
 pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
+#[cfg(all(feature = "restate", feature = "mcp-client"))]
+pub use server::TaskWorkflow;
 pub use server::{ApprovalRefused, AskError, Elicited, RefusalReason};
 pub use server::{McpServer, McpServerBuilder, ServeError};

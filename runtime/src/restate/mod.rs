@@ -59,6 +59,9 @@
 //! - [`Outcome`] is a run's result as the workflow returns it: what the model saw and what the
 //!   run did, never a withheld error message.
 //!
+//! - `reticent::mcp::TaskWorkflow` (with `mcp-client`): the workflow that runs an
+//!   `McpServer`'s `#[tool(task)]` calls durably (`docs/mcp.md`).
+//!
 //! `docs/durable.md` says when to resume in process and when to run on Restate, and what each
 //! guarantees.
 

@@ -7,9 +7,9 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RoleServer, RunningService};
+use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, ReadBuf};
 
@@ -42,15 +42,19 @@ impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
 /// An rmcp client connected to an [`McpServer`] over an in-memory duplex, and every byte the
 /// client received: what [`LeakCheck`](super::LeakCheck) reads, and what a test of your own
 /// server's answers can read too.
-pub struct McpConnection {
+///
+/// The client is `C`: `()`, which declares no capabilities, unless made with
+/// [`connect_as`](Self::connect_as) (for example a `ClientConfig` that declares MCP's tasks
+/// extension, to follow the tasks of `#[tool(task)]` tools).
+pub struct McpConnection<C: ClientHandler = ()> {
     /// The client, ready to list and call tools.
-    pub client: RunningService<RoleClient, ()>,
+    pub client: RunningService<RoleClient, C>,
     received: Arc<Mutex<Vec<u8>>>,
     /// Dropping the server's side closes the connection.
     _server: RunningService<RoleServer, McpServer>,
 }
 
-impl fmt::Debug for McpConnection {
+impl<C: ClientHandler> fmt::Debug for McpConnection<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpConnection")
             .field("received_bytes", &self.received_bytes().len())
@@ -62,6 +66,13 @@ impl McpConnection {
     /// Serves `server` on one end of an in-memory duplex and connects rmcp's client to the
     /// other; `Err` says which side could not complete the handshake.
     pub async fn connect(server: McpServer) -> Result<Self, String> {
+        Self::connect_as(server, ()).await
+    }
+}
+
+impl<C: ClientHandler> McpConnection<C> {
+    /// [`connect`](McpConnection::connect), with `client` as the client.
+    pub async fn connect_as(server: McpServer, client: C) -> Result<Self, String> {
         let (server_end, client_end) = tokio::io::duplex(64 * 1024);
         let (read, write) = tokio::io::split(client_end);
         let received = Arc::new(Mutex::new(Vec::new()));
@@ -69,7 +80,7 @@ impl McpConnection {
             inner: read,
             seen: Arc::clone(&received),
         };
-        let (server, client) = tokio::join!(server.serve(server_end), ().serve((tap, write)));
+        let (server, client) = tokio::join!(server.serve(server_end), client.serve((tap, write)));
         Ok(Self {
             client: client.map_err(|e| format!("the client did not connect: {e}"))?,
             received,

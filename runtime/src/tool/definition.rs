@@ -46,6 +46,17 @@ pub struct ToolDefinition {
     /// Hints about the tool's behavior.
     #[serde(default)]
     pub annotations: ToolAnnotations,
+    /// Whether an MCP server answers a call of the tool with a task the client follows
+    /// (`#[tool(task)]`), for tools that run long: see `docs/mcp.md`, "Long-running tools as
+    /// tasks". Only `reticent::mcp::McpServer` reads it, and only for clients that
+    /// support tasks; anywhere else the tool is called as any other. `false` by default.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub task: bool,
+}
+
+/// Whether a flag is unset, so that it is left out of the definition's JSON.
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 impl ToolDefinition {
@@ -92,6 +103,7 @@ impl ToolDefinition {
             parameters,
             output_schema: None,
             annotations: ToolAnnotations::default(),
+            task: false,
         }
     }
 
@@ -113,6 +125,14 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_output_schema(mut self, schema: serde_json::Value) -> Self {
         self.output_schema = Some(schema);
+        self
+    }
+
+    /// The same definition, whose calls an MCP server answers with a task (see
+    /// [`task`](Self::task)) when `task` is true.
+    #[must_use]
+    pub fn with_task(mut self, task: bool) -> Self {
+        self.task = task;
         self
     }
 

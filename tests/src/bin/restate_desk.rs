@@ -13,9 +13,7 @@
 //! to need approval, then an answer. A transfer does not finish while the file
 //! `STATE_DIR/hold-transfer` exists.
 
-use std::fs::OpenOptions;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
@@ -25,17 +23,8 @@ use reticent::{
     Agent, Decisions, Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall,
 };
 use reticent_tests::restate_desk::{CANARY, HOLD_TRANSFER};
+use reticent_tests::service::{self, append};
 use serde_json::json;
-
-/// Appends `line` to the file `name` in `dir`.
-fn append(dir: &Path, name: &str, line: &str) {
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join(name))
-        .expect("the state folder is writable");
-    writeln!(file, "{line}").expect("the state folder is writable");
-}
 
 #[derive(Debug, thiserror::Error)]
 #[error("gateway refused: {0}")]
@@ -169,13 +158,7 @@ impl DeskWorkflow {
 }
 
 fn arg(args: &[String], name: &str) -> String {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .unwrap_or_else(|| {
-            panic!("usage: restate_desk --port PORT --dir STATE_DIR ({name} is missing)")
-        })
-        .clone()
+    service::arg(args, name, "restate_desk --port PORT --dir STATE_DIR")
 }
 
 #[tokio::main]

@@ -22,3 +22,4 @@ mod progress;
 mod python_client;
 mod server;
 mod shutdown;
+mod task;

@@ -94,7 +94,7 @@ fn install() -> Result<PathBuf, String> {
 
 /// `n` free ports on loopback. (Another process could take one before it is used; on a test
 /// machine that does not happen in practice.)
-fn free_ports(n: usize) -> Vec<u16> {
+pub fn free_ports(n: usize) -> Vec<u16> {
     let listeners: Vec<TcpListener> = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free loopback port"))
         .collect();
@@ -279,23 +279,41 @@ impl Server {
         serde_json::from_str(&body).expect("the outcome is JSON")
     }
 
-    /// Every entry of an invocation's journal as the admin API shows it, with the payloads
-    /// (bytes) decoded as text: what Restate stored.
-    pub async fn journal(&self, invocation: &str) -> Vec<String> {
-        let query = serde_json::json!({
-            "query": format!(
-                "SELECT index, entry_json FROM sys_journal WHERE id = '{invocation}' ORDER BY index"
-            )
-        });
+    /// The answer of the admin API's SQL endpoint to `sql`.
+    async fn query(&self, sql: String) -> Value {
         let response = self
             .http
             .post(self.admin_url("/query"))
             .header("accept", "application/json")
-            .json(&query)
+            .json(&serde_json::json!({ "query": sql }))
             .send()
             .await
             .expect("the admin API answers");
-        let body: Value = response.json().await.expect("the query answers JSON");
+        response.json().await.expect("the query answers JSON")
+    }
+
+    /// The id of the invocation of `workflow`'s `run` handler for the key `key`.
+    pub async fn invocation_of(&self, workflow: &str, key: &str) -> String {
+        let body = self
+            .query(format!(
+                "SELECT id FROM sys_invocation WHERE target_service_name = '{workflow}' \
+                 AND target_service_key = '{key}' AND target_handler_name = 'run'"
+            ))
+            .await;
+        body["rows"][0]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no invocation of {workflow}/{key}: {body}"))
+            .to_owned()
+    }
+
+    /// Every entry of an invocation's journal as the admin API shows it, with the payloads
+    /// (bytes) decoded as text: what Restate stored.
+    pub async fn journal(&self, invocation: &str) -> Vec<String> {
+        let body = self
+            .query(format!(
+                "SELECT index, entry_json FROM sys_journal WHERE id = '{invocation}' ORDER BY index"
+            ))
+            .await;
         body["rows"]
             .as_array()
             .expect("journal rows")
@@ -363,21 +381,33 @@ fn decode_payloads(entry: &Value) -> String {
     out
 }
 
-/// The `restate_desk` service: a process the test kills and starts again, on the same port,
-/// with its state folder (where its tools count what they did) outside the process.
+/// The `restate_desk` service (or another of the test programs that serve a Restate
+/// endpoint): a process the test kills and starts again, on the same port, with its state
+/// folder (where its tools count what they did) outside the process.
 pub struct Desk {
     child: Option<Child>,
     pub port: u16,
     pub dir: PathBuf,
+    program: &'static str,
+    /// The arguments besides `--port` and `--dir`.
+    args: Vec<String>,
 }
 
 impl Desk {
     /// Starts the desk on a free port, counting into `dir`.
     pub fn start(dir: &Path) -> Self {
+        Self::program(env!("CARGO_BIN_EXE_restate_desk"), Vec::new(), dir)
+    }
+
+    /// Starts `program` with `args`, its endpoint on a free port (`--port`), counting into
+    /// `dir` (`--dir`).
+    pub fn program(program: &'static str, args: Vec<String>, dir: &Path) -> Self {
         let mut desk = Self {
             child: None,
             port: free_ports(1)[0],
             dir: dir.to_owned(),
+            program,
+            args,
         };
         desk.spawn();
         desk
@@ -389,11 +419,12 @@ impl Desk {
             .append(true)
             .open(self.dir.join("desk.log"))
             .unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_restate_desk"))
+        let child = Command::new(self.program)
             .arg("--port")
             .arg(self.port.to_string())
             .arg("--dir")
             .arg(&self.dir)
+            .args(&self.args)
             .env("RESTATE_DESK_LOG", "warn")
             .stdout(log.try_clone().unwrap())
             .stderr(log)

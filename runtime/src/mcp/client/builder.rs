@@ -395,9 +395,10 @@ impl McpClientBuilder {
     {
         // The handshake is `initialize`, so the version offered is the newest that has one:
         // from 2026-07-28 on, the lifecycle moved into each request's `_meta` and a server
-        // answering `initialize` can never name it.
+        // answering `initialize` can never name it. Tasks: a server may answer a call with
+        // one, which the call then follows.
         let info = ClientConfig::new(
-            ClientCapabilities::default(),
+            ClientCapabilities::builder().enable_tasks().build(),
             Implementation::new("reticent", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);

@@ -220,7 +220,7 @@ impl Disclose for McpToolError {
 
 /// A call of an MCP server's tool that got no result: the model sees the kind only
 /// (`McpProtocolError`, `McpUnreadableAnswer`, `McpDisconnected`, `McpTimeout`,
-/// `McpCancelled`), the caller everything.
+/// `McpCancelled`, `McpTaskEnded`), the caller everything.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum McpCallError {
@@ -306,6 +306,25 @@ pub enum McpCallError {
         #[source]
         source: Option<ServiceError>,
     },
+    /// The server answered the call with a task (MCP's tasks extension), and the task ended
+    /// without the call's result: it failed with a JSON-RPC error, the server cancelled it,
+    /// the server no longer knows it (its time to live was over), or its answer is not a tool
+    /// result. Whether the call took effect is unknown.
+    #[error(
+        "the MCP server `{server}` ran the call of `{tool}` as a task, which ended without a \
+         result: {reason}"
+    )]
+    TaskEnded {
+        /// The server.
+        server: String,
+        /// The tool's name on the server.
+        tool: String,
+        /// How the task ended.
+        reason: &'static str,
+        /// The server's error, when it sent one.
+        #[source]
+        source: Option<ServiceError>,
+    },
     /// The client had been closed or dropped before the call; the call was not sent. Keep
     /// the [`McpClient`](super::McpClient) alive as long as its tools are used.
     #[error("the MCP client of `{server}` was closed before the call of `{tool}`")]
@@ -338,6 +357,8 @@ impl McpCallError {
     pub const DISCONNECTED: &'static str = "McpDisconnected";
     /// The kind of [`McpCallError::Cancelled`].
     pub const CANCELLED: &'static str = "McpCancelled";
+    /// The kind of [`McpCallError::TaskEnded`].
+    pub const TASK_ENDED: &'static str = "McpTaskEnded";
 
     /// The kind the model is shown.
     pub fn kind(&self) -> &'static str {
@@ -347,12 +368,13 @@ impl McpCallError {
             Self::TimedOut { .. } | Self::Silent { .. } => Self::TIMED_OUT,
             Self::Disconnected { .. } | Self::Closed { .. } => Self::DISCONNECTED,
             Self::Cancelled { .. } => Self::CANCELLED,
+            Self::TaskEnded { .. } => Self::TASK_ENDED,
         }
     }
 
     /// Whether the call may have taken effect on the server: it was sent and then cut off
     /// ([`Disconnected`](Self::Disconnected), [`Cancelled`](Self::Cancelled),
-    /// [`TimedOut`](Self::TimedOut)), or its answer could not be read
+    /// [`TimedOut`](Self::TimedOut), [`TaskEnded`](Self::TaskEnded)), or its answer could not be read
     /// ([`Unreadable`](Self::Unreadable)). The effects ledger records such calls as
     /// [`EffectOutcome::Unknown`](crate::failures::EffectOutcome::Unknown).
     pub fn effect_unknown(&self) -> bool {
@@ -363,6 +385,7 @@ impl McpCallError {
                 | Self::Silent { .. }
                 | Self::Disconnected { .. }
                 | Self::Cancelled { .. }
+                | Self::TaskEnded { .. }
         )
     }
 }

@@ -8,6 +8,7 @@ mod notes;
 pub mod oauth;
 mod remote_tool;
 mod stdio;
+mod task;
 mod unreadable;
 
 use std::collections::HashSet;

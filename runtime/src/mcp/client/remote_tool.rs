@@ -1,7 +1,8 @@
 //! [`RemoteTool`]: one tool of an MCP server, as a [`Tool`] like any other. Its arguments are
 //! checked against its input schema here, before the call; while it runs, the server's progress
-//! and log lines for it go to its context ([`notes`](super::notes)); the server's answer is
-//! turned into the tool's output or classified as a failure.
+//! and log lines for it go to its context ([`notes`](super::notes)); a call the server answers
+//! with a task is followed to its end ([`task`](super::task)); the server's answer is turned
+//! into the tool's output or classified as a failure.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Weak};
@@ -20,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::child::ChildProcess;
 use super::error::{McpCallError, McpClientError, McpToolError};
 use super::notes::Routes;
+use super::task::{self, Followed, Lost};
 use super::unreadable::Marker;
 use crate::error::{ArgumentError, EffectOutcome, Failure, ToolError};
 use crate::render;
@@ -64,6 +66,8 @@ enum Ended {
     Service(ServiceError),
     /// Neither an answer nor progress for this long.
     Silent(Duration),
+    /// The call was answered with a task, which ended without the call's result.
+    Task(Lost),
 }
 
 /// Tells the server a call nobody waits for any more is cancelled, when it is dropped before
@@ -195,6 +199,20 @@ impl RemoteTool {
                 tool: self.remote.to_string(),
                 idle,
             })),
+            Err(Ended::Task(lost)) => {
+                let (reason, source) = match lost {
+                    Lost::Failed(error) => ("the task failed", Some(ServiceError::McpError(error))),
+                    Lost::Cancelled => ("the server cancelled the task", None),
+                    Lost::Unknown(error) => ("the server no longer knows the task", Some(error)),
+                    Lost::Unreadable => ("the task's answer is not a tool result", None),
+                };
+                Err(self.failed(McpCallError::TaskEnded {
+                    server: connection.server.to_string(),
+                    tool: self.remote.to_string(),
+                    reason,
+                    source,
+                }))
+            }
         }
     }
 
@@ -241,6 +259,15 @@ impl RemoteTool {
         abandoned.id = None;
         match answered.map_err(Ended::Service)? {
             ServerResult::CallToolResult(result) => Ok(result),
+            // The server runs the call as a task: followed here, cancelled if dropped.
+            ServerResult::CreateTaskResult(created) => {
+                match task::follow(&connection.peer, created.task, &watch, idle).await {
+                    Followed::Result(result) => Ok(result),
+                    Followed::Lost(lost) => Err(Ended::Task(lost)),
+                    Followed::Service(error) => Err(Ended::Service(error)),
+                    Followed::Silent(idle) => Err(Ended::Silent(idle)),
+                }
+            }
             _ => Err(Ended::Service(ServiceError::UnexpectedResponse)),
         }
     }

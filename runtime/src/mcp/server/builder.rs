@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::session::Session;
-use super::{FailureHook, Inner, McpServer, definition};
+use super::{FailureHook, Inner, McpServer, definition, task};
 use crate::error::ToolFailure;
 use crate::tool::{BuildError, Tool, ToolSet, Toolbox};
 
@@ -24,6 +24,11 @@ pub struct McpServerBuilder {
     instructions: Option<String>,
     on_failure: Vec<FailureHook>,
     max_output: Option<usize>,
+    task_ttl: Duration,
+    max_tasks: usize,
+    /// Restate's ingress, for durable tasks.
+    #[cfg(all(feature = "restate", feature = "mcp-client"))]
+    durable_tasks: Option<String>,
 }
 
 impl McpServerBuilder {
@@ -39,6 +44,10 @@ impl McpServerBuilder {
             instructions: None,
             on_failure: Vec::new(),
             max_output: None,
+            task_ttl: task::DEFAULT_TTL,
+            max_tasks: task::DEFAULT_MAX,
+            #[cfg(all(feature = "restate", feature = "mcp-client"))]
+            durable_tasks: None,
         }
     }
 
@@ -159,6 +168,36 @@ impl McpServerBuilder {
         self
     }
 
+    /// How long a task of a `#[tool(task)]` tool is kept, from its creation: a call still
+    /// running then is stopped (its tool's token cancelled), and the task is forgotten, its
+    /// answer with it. Default one hour.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
+        self
+    }
+
+    /// How many tasks the server keeps at most. A new task pushes out the oldest that has
+    /// finished; when every task kept is still running, the call is refused with a protocol
+    /// error. Default 1024.
+    pub fn max_tasks(mut self, max: usize) -> Self {
+        self.max_tasks = max;
+        self
+    }
+
+    /// Keeps the tasks of `#[tool(task)]` tools as Restate workflows rather than in memory
+    /// (features `restate` and `mcp-client`): a task survives a restart of the server, and is
+    /// followed from any of its replicas. `ingress` is Restate's ingress URL
+    /// (`http://127.0.0.1:8080`); bind [`TaskWorkflow`](crate::mcp::TaskWorkflow) for this
+    /// server on the endpoint of a service registered with that Restate. Tasks then say
+    /// [`task_ttl`](Self::task_ttl) as their time to live; Restate keeps a finished workflow
+    /// for its own retention (a day by default), which should be as long. `max_tasks` does
+    /// not apply.
+    #[cfg(all(feature = "restate", feature = "mcp-client"))]
+    pub fn durable_tasks(mut self, ingress: impl Into<String>) -> Self {
+        self.durable_tasks = Some(ingress.into());
+        self
+    }
+
     /// Checks the tools (valid, unique names and object schemas, for the parameters and for
     /// any output; no tool that needs approval unless the server asks the client's user or
     /// trusts the client to) and builds the server.
@@ -188,6 +227,18 @@ impl McpServerBuilder {
             .iter()
             .map(|tool| definition::output(&**tool))
             .collect();
+        let memory =
+            || task::Store::Memory(Arc::new(task::Tasks::new(self.task_ttl, self.max_tasks)));
+        #[cfg(all(feature = "restate", feature = "mcp-client"))]
+        let store = || match self.durable_tasks.clone() {
+            Some(ingress) => {
+                task::Store::Durable(super::durable::DurableTasks::new(ingress, self.task_ttl))
+            }
+            None => memory(),
+        };
+        #[cfg(not(all(feature = "restate", feature = "mcp-client")))]
+        let store = memory;
+        let tasks = tools.iter().any(|tool| tool.definition().task).then(store);
         let inner = Arc::new(Inner {
             tools,
             listed,
@@ -201,6 +252,7 @@ impl McpServerBuilder {
             approval_wait: self.approval_wait,
             trust_client_approval: self.trust_client_approval,
             max_output: self.max_output,
+            tasks,
         });
         Ok(McpServer::with_session(&inner, Session::default()))
     }
@@ -226,6 +278,8 @@ impl fmt::Debug for McpServerBuilder {
             .field("instructions", &self.instructions)
             .field("on_failure", &self.on_failure.len())
             .field("max_output", &self.max_output)
+            .field("task_ttl", &self.task_ttl)
+            .field("max_tasks", &self.max_tasks)
             .finish()
     }
 }

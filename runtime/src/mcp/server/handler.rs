@@ -1,19 +1,23 @@
 //! The MCP server's handler: `initialize`, `tools/list`, the client's log level, and `tools/call`
-//! (also when its `arguments` is not an object), answered by [`CallTool`].
+//! (also when its `arguments` is not an object), answered by [`CallTool`] — or, for a
+//! `#[tool(task)]` tool, with a task (`task.rs`), followed with `tasks/get` and `tasks/cancel`.
 
 use std::future::Future;
 
+use futures::future::Either;
 use rmcp::ServerHandler;
 #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, ErrorData,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest, CustomResult,
+    ErrorCode, ErrorData, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
 use super::McpServer;
 use super::call::CallTool;
+use super::task;
 use crate::render;
 
 impl ServerHandler for McpServer {
@@ -23,8 +27,13 @@ impl ServerHandler for McpServer {
         // Logging: tools' log lines (`ToolContext::log`), for clients that ask for them.
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
-            .enable_logging()
-            .build();
+            .enable_logging();
+        // Tasks: for the calls of `#[tool(task)]` tools, when there are any.
+        let capabilities = if inner.tasks.is_some() {
+            capabilities.enable_tasks().build()
+        } else {
+            capabilities.build()
+        };
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&inner.name, &inner.version));
         match &inner.instructions {
@@ -63,15 +72,49 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        if let Some(store) = &self.inner.tasks
+            && task::wanted(self, &request, &context)
+        {
+            return Either::Right(Box::pin(async move {
+                let created = task::start(self, store, request, context).await;
+                created.map(CallToolResponse::Task)
+            }));
+        }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        CallTool::new(
+        Either::Left(CallTool::new(
             self,
             // A name the request borrows (made in process) is not copied.
             request.name,
             arguments,
             context,
             CallToolResponse::from,
-        )
+        ))
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        task::of(self)?
+            .get(&request.task_id, modern(&context))
+            .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        task::of(self)?.cancel(&request.task_id).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        task::of(self)?.update(&request.task_id).await
     }
 
     /// A `tools/call` whose `arguments` is not an object does not decode as one, and arrives
@@ -107,9 +150,7 @@ impl ServerHandler for McpServer {
             None | Some(serde_json::Value::Null) => serde_json::Value::Object(Default::default()),
             Some(arguments) => arguments,
         };
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let modern = modern(&context);
         let mut result = CallTool::new(
             self,
             name.into(),
@@ -126,4 +167,12 @@ impl ServerHandler for McpServer {
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         Ok(CustomResult::new(result))
     }
+}
+
+/// Whether the client of a request speaks the 2026-07-28 protocol or later, whose results carry
+/// `resultType`.
+pub(super) fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }

@@ -11,6 +11,8 @@
 //! | `result.rs` | the result a client is sent for a call that succeeded |
 //! | `definition.rs` | a tool as `tools/list` describes it; the shape of its `structuredContent` |
 //! | `session.rs` | what one connection keeps: the log level its client set, whether it is over |
+//! | `task.rs` | calls of `#[tool(task)]` tools answered with a task: `tasks/get`, `tasks/cancel` |
+//! | `durable.rs` | those tasks as Restate workflows (`restate` and `mcp-client`): `TaskWorkflow` |
 //! | `transport.rs` | serving: stdio, streamable HTTP, any rmcp transport; [`ServeError`] |
 
 mod approval;
@@ -18,10 +20,13 @@ mod ask;
 mod builder;
 mod call;
 mod definition;
+#[cfg(all(feature = "restate", feature = "mcp-client"))]
+mod durable;
 mod handler;
 mod notify;
 mod result;
 mod session;
+mod task;
 mod transport;
 
 use std::fmt;
@@ -31,6 +36,8 @@ use std::time::Duration;
 pub use approval::{ApprovalRefused, RefusalReason};
 pub use ask::{AskError, Elicited};
 pub use builder::McpServerBuilder;
+#[cfg(all(feature = "restate", feature = "mcp-client"))]
+pub use durable::TaskWorkflow;
 pub use transport::ServeError;
 
 use self::session::Session;
@@ -78,6 +85,8 @@ pub(crate) struct Inner {
     pub(crate) trust_client_approval: bool,
     /// The output budget of a tool that sets none, when results are cut at all.
     pub(crate) max_output: Option<usize>,
+    /// The tasks of `#[tool(task)]` tools; `None` when no tool served is one.
+    pub(crate) tasks: Option<task::Store>,
 }
 
 impl McpServer {

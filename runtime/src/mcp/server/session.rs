@@ -32,6 +32,15 @@ impl Session {
         }
     }
 
+    /// The state a task's call keeps: this connection's log level, and a token of its own,
+    /// for the call outlives the connection.
+    pub(crate) fn for_task(&self) -> Self {
+        Self {
+            log_level: AtomicU8::new(self.log_level.load(Ordering::Relaxed)),
+            closed: CancellationToken::new(),
+        }
+    }
+
     /// Records the level the client set with `logging/setLevel`.
     pub(crate) fn set_log_level(&self, level: LoggingLevel) {
         self.log_level.store(rank(level) + 1, Ordering::Relaxed);

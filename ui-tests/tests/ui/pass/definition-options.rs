@@ -26,6 +26,18 @@ fn count_payments() -> u64 {
     0
 }
 
+/// Export the ledger, which takes a while: served over MCP as a task.
+#[reticent::tool(task, read_only)]
+async fn export_ledger() -> String {
+    String::new()
+}
+
+/// Export a page, written out as not a task.
+#[reticent::tool(task = false)]
+fn export_page() -> String {
+    String::new()
+}
+
 fn main() {
     let refund = Refund.definition();
     assert_eq!(refund.title.as_deref(), Some("Refund a payment"));
@@ -35,4 +47,7 @@ fn main() {
     assert!(CountRefunds.definition().output_schema.is_none());
     assert!(!CountRefunds.needs_approval());
     assert!(CountPayments.definition().wraps_output());
+    assert!(ExportLedger.definition().task);
+    assert!(!ExportPage.definition().task);
+    assert!(!Refund.definition().task);
 }
