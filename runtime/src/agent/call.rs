@@ -12,6 +12,7 @@ use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
+use crate::tool::idempotency::KeySource;
 use crate::tool::{
     AsValue, CallArguments, CallScope, Forward, Invocation, LogLevel, Observer, drive,
     execute_span, into_text, invoke, record_failure, unknown_tool,
@@ -57,6 +58,7 @@ pub(super) async fn execute(
     token: &tokio_util::sync::CancellationToken,
     cancellable: bool,
     events: Option<&mut Sender<AgentEvent>>,
+    key: KeySource,
 ) -> Executed {
     let span = execute_span(&call.name, &call.id);
     if inner.record_content && !span.is_disabled() {
@@ -91,6 +93,7 @@ pub(super) async fn execute(
                 tool_name: name,
                 parent: token,
                 observer,
+                key,
             };
             let invocation = Invocation {
                 tool,

@@ -71,7 +71,15 @@ impl<'e> Run<'e> {
             repeats,
             final_turn,
             open_turn,
+            run_id,
         } = *state.0;
+        // A state written before runs had ids gets one now.
+        let id = match run_id {
+            Some(id) => id,
+            None => options
+                .run_id
+                .unwrap_or_else(crate::tool::idempotency::new_run_id),
+        };
         // A last turn offers no tools; its note is in the transcript already.
         let tools = if final_turn.is_some() {
             Vec::new()
@@ -93,6 +101,7 @@ impl<'e> Run<'e> {
                 stats: Stats(tool_stats),
             },
             inner,
+            id: Arc::from(id),
             events: None,
             cancellable: options.cancellation.is_some(),
             token: options.cancellation.unwrap_or_default(),

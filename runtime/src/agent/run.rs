@@ -27,6 +27,8 @@ use crate::render;
 /// The state of one run.
 pub(super) struct Run<'e> {
     pub(super) inner: Arc<Inner>,
+    /// The run's id, which its calls' idempotency keys are made from.
+    pub(super) id: Arc<str>,
     /// Where events go, when the caller streams them.
     pub(super) events: Option<Sender<AgentEvent>>,
     pub(super) token: CancellationToken,
@@ -77,6 +79,11 @@ pub(super) async fn run(
             stats: Default::default(),
         },
         inner,
+        id: Arc::from(
+            options
+                .run_id
+                .unwrap_or_else(crate::tool::idempotency::new_run_id),
+        ),
         events,
         cancellable: options.cancellation.is_some(),
         token: options.cancellation.unwrap_or_default(),

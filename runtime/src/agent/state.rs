@@ -99,6 +99,9 @@ pub(super) struct State {
     pub(super) final_turn: Option<StopReason>,
     /// The calls of the last model response, when they are not all recorded.
     pub(super) open_turn: Vec<OpenCall>,
+    /// The run's id, which its calls' idempotency keys are made from (`None` in a state
+    /// written before runs had ids).
+    pub(super) run_id: Option<String>,
 }
 
 impl RunState {
@@ -106,6 +109,13 @@ impl RunState {
     /// still wait for their results: see [`RunState::pending`]).
     pub fn messages(&self) -> &[Message] {
         &self.0.messages
+    }
+
+    /// The run's id, which its calls' [idempotency keys](crate::ToolContext::idempotency_key)
+    /// are made from (see [`RunOptions::run_id`](crate::RunOptions::run_id)); `None` for a
+    /// state written before runs had ids, which gets one when it is resumed.
+    pub fn run_id(&self) -> Option<&str> {
+        self.0.run_id.as_deref()
     }
 
     /// How many model calls the run made.
@@ -212,6 +222,8 @@ struct Versioned {
     final_turn: Option<StopReason>,
     #[serde(default)]
     open_turn: Vec<OpenCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    run_id: Option<String>,
 }
 
 impl TryFrom<Versioned> for RunState {
@@ -238,6 +250,7 @@ impl TryFrom<Versioned> for RunState {
             repeats: v.repeats,
             final_turn: v.final_turn,
             open_turn: v.open_turn,
+            run_id: v.run_id,
         })))
     }
 }
@@ -259,6 +272,7 @@ impl From<RunState> for Versioned {
             repeats: s.repeats,
             final_turn: s.final_turn,
             open_turn: s.open_turn,
+            run_id: s.run_id,
         }
     }
 }

@@ -10,6 +10,7 @@ use super::run::Run;
 use super::steps::{ModelStep, StepError, StepExecutor, ToolStep};
 use crate::error::ToolFailure;
 use crate::model::{ModelError, ModelResponse, ToolCall};
+use crate::tool::idempotency::KeySource;
 
 impl Run<'_> {
     /// The model call of `turn`, through `steps`, cancellable; `None` when it was cancelled.
@@ -44,6 +45,7 @@ impl Run<'_> {
         call: &ToolCall,
         refused: Option<ToolFailure>,
         token: &CancellationToken,
+        key: KeySource,
     ) -> CallStage {
         let live = Arc::new(Mutex::new(None));
         let step = ToolStep {
@@ -53,6 +55,7 @@ impl Run<'_> {
             token: token.clone(),
             cancellable: self.cancellable,
             live: Arc::clone(&live),
+            key,
         };
         match steps.tool_call(step).await {
             Err(_) => CallStage::Running,

@@ -17,6 +17,7 @@ use super::Inner;
 use super::state::CallRecord;
 use crate::error::ToolFailure;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse, ToolCall};
+use crate::tool::idempotency::KeySource;
 
 /// Where a run's steps run: each model call and each tool call of a run started with
 /// [`Agent::run_on`](crate::Agent::run_on) or [`Agent::resume_on`](crate::Agent::resume_on) is
@@ -154,6 +155,8 @@ pub struct ToolStep {
     pub(super) cancellable: bool,
     /// Where the full error of a failure goes when the call runs here.
     pub(super) live: Arc<Mutex<Option<ToolFailure>>>,
+    /// Where the call's idempotency key comes from.
+    pub(super) key: KeySource,
 }
 
 impl fmt::Debug for ToolStep {
@@ -193,6 +196,7 @@ impl ToolStep {
                 &self.token,
                 self.cancellable,
                 None,
+                self.key,
             )
             .await;
             let record = CallRecord::of(&executed.outcome, executed.elapsed);

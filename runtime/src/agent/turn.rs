@@ -14,6 +14,7 @@ use super::{AgentError, AgentEvent, ToolFailureMode};
 use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
+use crate::tool::idempotency::KeySource;
 
 fn set_progress(slot: &Mutex<CallStage>, progress: CallStage) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
@@ -124,7 +125,9 @@ impl Run<'_> {
         // `max_parallel_tools`: that is when it is reported started.
         // (A loop, not a closure: a closure's future would not be `Send` for every lifetime.)
         let mut pending = Vec::with_capacity(calls.len());
-        for (call, slot) in calls.iter().zip(progress) {
+        // The turn's response is recorded: its number is the count of turns.
+        let turn = self.record.turn_count();
+        for (index, (call, slot)) in calls.iter().zip(progress).enumerate() {
             if matches!(
                 *slot.lock().unwrap_or_else(PoisonError::into_inner),
                 CallStage::Finished(_)
@@ -132,6 +135,11 @@ impl Run<'_> {
                 continue;
             }
             let mut events = self.event_sender();
+            let key = KeySource::Run {
+                run: Arc::clone(&self.id),
+                turn,
+                index: u32::try_from(index).unwrap_or(u32::MAX),
+            };
             pending.push(async move {
                 set_progress(slot, CallStage::Running);
                 if let Some(events) = &mut events {
@@ -141,11 +149,18 @@ impl Run<'_> {
                 }
                 let refused = gates.check(&inner.rules, call, tainted);
                 let done = match self.steps {
-                    Some(steps) => self.tool_step(steps, call, refused, token).await,
+                    Some(steps) => self.tool_step(steps, call, refused, token, key).await,
                     None => {
-                        let executed =
-                            execute(inner, call, refused, token, cancellable, events.as_mut())
-                                .await;
+                        let executed = execute(
+                            inner,
+                            call,
+                            refused,
+                            token,
+                            cancellable,
+                            events.as_mut(),
+                            key,
+                        )
+                        .await;
                         CallStage::Finished(executed)
                     }
                 };

@@ -8,6 +8,7 @@
 //! | `definition.rs` | [`ToolDefinition`], [`ToolAnnotations`] |
 //! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema; its output schema |
 //! | `context.rs` | [`ToolContext`] |
+//! | `idempotency.rs` | a call's idempotency key ([`ToolContext::idempotency_key`]): where it comes from, how it is written |
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `in_place.rs` | the state of a future whose first poll does its work in place, boxed only when it has to wait |
@@ -43,6 +44,7 @@ mod context;
 mod definition;
 pub(crate) mod errors;
 mod future;
+pub(crate) mod idempotency;
 mod in_place;
 mod invoke;
 mod nesting;

@@ -19,6 +19,7 @@ mod cancellation;
 mod contain_faults;
 mod failure_modes;
 mod faults;
+mod idempotency;
 mod limits;
 mod parallel;
 mod prerequisites;

@@ -128,6 +128,10 @@ impl McpServer {
             return FirstPoll::Done(Err(ErrorData::invalid_params(text, None)));
         };
 
+        let key = match crate::tool::idempotency::of_request(meta) {
+            Ok(key) => key,
+            Err(refusal) => return FirstPoll::Done(Err(ErrorData::invalid_params(refusal, None))),
+        };
         let (observer, watch) = watch(&self.session, &span, meta, peer, tool_name);
         // Arguments sent as a JSON string are read as the JSON text they hold, as some clients
         // send them; text that is not JSON is an argument error. The arguments are kept for
@@ -157,6 +161,7 @@ impl McpServer {
             tool_name,
             parent: token,
             observer,
+            key,
         };
         // A tool with an output schema has its output made a `Value`, for `structuredContent`
         // and the text; one without has it written straight to text.
