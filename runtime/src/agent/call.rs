@@ -12,6 +12,7 @@ use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
+use crate::tool::Reconciled;
 use crate::tool::idempotency::KeySource;
 use crate::tool::{
     AsValue, CallArguments, CallScope, Forward, Invocation, LogLevel, Observer, drive,
@@ -22,6 +23,8 @@ use crate::tool::{
 pub(super) struct Executed {
     pub(super) outcome: Result<String, ToolFailure>,
     pub(super) elapsed: Duration,
+    /// What the tool's reconcile hook answered before the call ran again, if it was asked.
+    pub(super) reconciled: Option<Reconciled>,
 }
 
 impl Executed {
@@ -122,5 +125,9 @@ pub(super) async fn execute(
         }
         Err(failure) => record_failure(&span, failure, inner.record_content),
     }
-    Executed { outcome, elapsed }
+    Executed {
+        outcome,
+        elapsed,
+        reconciled: None,
+    }
 }

@@ -179,7 +179,7 @@ impl Run<'_> {
                 return Ok(self.pause(open, text));
             }
             let plans = calls.iter().map(|_| None).collect();
-            if let Some(open) = self.run_tools(calls, plans).await? {
+            if let Some(open) = self.run_tools(calls, plans, &[]).await? {
                 return Ok(self.pause(open, text));
             }
             self.save(Vec::new());

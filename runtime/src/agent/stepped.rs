@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
 
 use super::call::CallStage;
+use super::reconcile::Again;
 use super::run::Run;
 use super::steps::{ModelStep, StepError, StepExecutor, ToolStep};
 use crate::error::ToolFailure;
@@ -46,6 +47,7 @@ impl Run<'_> {
         refused: Option<ToolFailure>,
         token: &CancellationToken,
         key: KeySource,
+        again: Again,
     ) -> CallStage {
         let live = Arc::new(Mutex::new(None));
         let step = ToolStep {
@@ -56,6 +58,7 @@ impl Run<'_> {
             cancellable: self.cancellable,
             live: Arc::clone(&live),
             key,
+            again,
         };
         match steps.tool_call(step).await {
             Err(_) => CallStage::Running,

@@ -46,6 +46,10 @@ pub struct ToolDefinition {
     /// Hints about the tool's behavior.
     #[serde(default)]
     pub annotations: ToolAnnotations,
+    /// The reconcile hook (`#[tool(reconcile = path)]`): see
+    /// [`with_reconcile`](Self::with_reconcile). Not part of what the model is offered.
+    #[serde(skip)]
+    pub(crate) reconcile: Option<super::reconcile::Hook>,
 }
 
 impl ToolDefinition {
@@ -92,6 +96,7 @@ impl ToolDefinition {
             parameters,
             output_schema: None,
             annotations: ToolAnnotations::default(),
+            reconcile: None,
         }
     }
 

@@ -30,6 +30,7 @@
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
 //! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`](crate::failures::UnknownTool), [`ToolTimedOut`](crate::failures::ToolTimedOut), [`ToolPanicked`](crate::failures::ToolPanicked) |
 //! | `span.rs` | the `execute_tool` span |
+//! | `reconcile.rs` | a tool's reconcile hook: [`Reconcile`], [`Reconciled`], the [`ReconcileFn`] its definition carries |
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,6 +54,7 @@ pub(crate) mod output;
 mod owned;
 mod pattern;
 mod progress;
+mod reconcile;
 mod schema;
 mod set;
 mod span;
@@ -65,6 +67,7 @@ pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use future::ToolFuture;
 pub use progress::LogLevel;
+pub use reconcile::{Reconcile, ReconcileFn, ReconcileFuture, Reconciled};
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
@@ -108,6 +111,7 @@ pub(crate) mod generated {
         PlainOutput, PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn,
         ValueTag,
     };
+    pub use super::reconcile::reconcile_hook;
     pub use super::schema::{
         ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,
         ResultOutputSchema,

@@ -24,6 +24,7 @@ mod limits;
 mod parallel;
 mod prerequisites;
 mod progress;
+mod reconcile;
 mod resume;
 mod state_canary;
 mod steps;
