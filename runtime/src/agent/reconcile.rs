@@ -17,7 +17,7 @@ use super::{AgentEvent, Inner};
 use crate::error::ToolFailure;
 use crate::model::ToolCall;
 use crate::tool::idempotency::KeySource;
-use crate::tool::{CallScope, Reconcile, Reconciled, drop_contained, text_of};
+use crate::tool::{Reconcile, Reconciled, ToolContext, drop_contained, text_of};
 
 /// How a call comes to run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,14 +95,7 @@ async fn ask(
         .flatten()
         .min()
         .unwrap_or(HOOK_LIMIT);
-    let context = CallScope {
-        call_id: &call.id,
-        tool_name: name,
-        parent: token,
-        observer: None,
-        key: key.clone(),
-    }
-    .context();
+    let context = ToolContext::child_of(&call.id, name, token.clone(), None, key.clone());
     let abandon = context.clone();
     let question = Reconcile::new(context, call.arguments.value().clone());
     // The hook's own code runs when it is called, as its future's does when polled: both

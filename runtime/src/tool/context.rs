@@ -246,33 +246,6 @@ impl ToolContext {
     }
 }
 
-/// Who a call is and who may stop or watch it, as its caller knows: the call's id, its tool's
-/// name as the tool set holds it, the caller's token (the run's or the request's) and who
-/// watches its reports. The tool's [`ToolContext`] is made from it only for a tool that
-/// [reads one](super::Tool::reads_context); any other is called with an empty context.
-pub(crate) struct CallScope<'a> {
-    pub(crate) call_id: &'a str,
-    pub(crate) tool_name: &'a Arc<str>,
-    /// The token whose child the tool's is.
-    pub(crate) parent: &'a CancellationToken,
-    pub(crate) observer: Option<Arc<Observer>>,
-    /// Where the call's idempotency key comes from.
-    pub(crate) key: KeySource,
-}
-
-impl CallScope<'_> {
-    /// The context of a tool that reads it.
-    pub(crate) fn context(self) -> ToolContext {
-        ToolContext::child_of(
-            self.call_id,
-            self.tool_name,
-            self.parent.clone(),
-            self.observer,
-            self.key,
-        )
-    }
-}
-
 /// The longest call id kept inline: an MCP request's number, and the ids OpenAI
 /// (`call_` and 24 characters) and Anthropic (`toolu_` and 24) give calls.
 const INLINE_ID: usize = 30;

@@ -11,7 +11,6 @@
 //! | `idempotency.rs` | a call's idempotency key ([`ToolContext::idempotency_key`]): where it comes from, how it is written |
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
-//! | `in_place.rs` | the state of a future whose first poll does its work in place, boxed only when it has to wait |
 //! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it: its arguments checked, decoded, its body run |
 //! | `args.rs` | what `#[tool]`'s code decodes its arguments with: the decoders, the visitor's parts |
 //! | `value.rs` | decoding the model's arguments from a `Value`, and the error the model is shown |
@@ -25,11 +24,11 @@
 //! | `pattern.rs` | the `pattern` keyword it checks, and the bounds on the work of a check |
 //! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
 //! | `checked.rs` | a tool whose arguments are normalised to its own schema before it runs |
-//! | `invoke.rs` | `invoke`, the one entry point of a call, for the agent and the MCP server: time limit, cancellation, panics |
+//! | `invoke.rs` | `Invocation`, the one way a call runs, for the agent (`invoke`'s future) and the MCP server (its first poll in place): time limit, cancellation, panics |
 //! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
 //! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`](crate::failures::UnknownTool), [`ToolTimedOut`](crate::failures::ToolTimedOut), [`ToolPanicked`](crate::failures::ToolPanicked) |
-//! | `span.rs` | the `execute_tool` span |
+//! | `span.rs` | `CallSpan`, the `execute_tool` span and what is recorded on it |
 //! | `reconcile.rs` | a tool's reconcile hook: [`Reconcile`], [`Reconciled`], the [`ReconcileFn`] its definition carries |
 
 use std::sync::Arc;
@@ -46,7 +45,6 @@ mod definition;
 pub(crate) mod errors;
 mod future;
 pub(crate) mod idempotency;
-mod in_place;
 mod invoke;
 mod nesting;
 mod no_result;
@@ -62,7 +60,6 @@ mod text;
 mod validate;
 mod value;
 
-pub(crate) use context::CallScope;
 pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use future::ToolFuture;
@@ -72,12 +69,11 @@ pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
 pub(crate) use contain::drop_contained;
-pub(crate) use errors::unknown_tool;
 #[cfg(feature = "mcp")]
-pub(crate) use in_place::{FirstPoll, InPlace};
+pub(crate) use invoke::CallOutcome;
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
 #[cfg(feature = "mcp")]
-pub(crate) use output::{AsText, Encoding};
+pub(crate) use output::AsText;
 pub(crate) use output::{AsValue, into_text, text_of};
 pub(crate) use pattern::bounded as bounded_patterns;
 #[cfg(feature = "mcp")]
@@ -87,7 +83,7 @@ pub(crate) use progress::moves_on;
 pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 pub use set::BuildError;
 pub(crate) use set::ToolSet;
-pub(crate) use span::{execute_span, record_failure};
+pub(crate) use span::CallSpan;
 
 /// The traits compile errors name; re-exported by `crate::rules`.
 pub(crate) mod rules {

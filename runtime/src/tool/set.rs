@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::checked::Checked;
 use super::validate::ArgumentValidator;
 use super::{Tool, ToolDefinition};
+use crate::error::ToolFailure;
 use crate::model::{SchemaDialect, SchemaError};
 
 /// Why [`AgentBuilder::build`](crate::AgentBuilder::build) or `McpServerBuilder::build`
@@ -204,6 +205,14 @@ impl ToolSet {
             *self.index.get(name)?
         };
         Some((i, &self.names[i], &self.tools[i]))
+    }
+
+    /// The failure of a call `call_id` of `name`, which no tool here is named: the model is
+    /// shown the names it can call.
+    #[cold]
+    pub(crate) fn unknown(&self, name: &str, call_id: &str) -> ToolFailure {
+        let available: Vec<&str> = self.names().collect();
+        super::errors::unknown_tool(name, call_id, &available)
     }
 
     /// Whether a tool is named `name`.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::ServiceExt;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::RoleClient;
 use rmcp::transport::IntoTransport;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
@@ -353,10 +353,14 @@ impl McpClientBuilder {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        // The handshake is `initialize`, so the version offered is the newest that has one:
+        // from 2026-07-28 on, the lifecycle moved into each request's `_meta` and a server
+        // answering `initialize` can never name it.
         let info = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("reticent", env!("CARGO_PKG_VERSION")),
-        );
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
         let initialize = |source| McpClientError::Initialize {
             server: self.name.clone().unwrap_or_else(|| fallback_name.clone()),
             source,
