@@ -7,10 +7,12 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use reticent::tool::{Reconcile, Reconciled};
 use reticent::{
     Agent, AgentResult, CancellationToken, Decisions, ModelResponse, RunOptions, RunState,
-    ScriptedModel, StopReason, ToolCall, ToolContext, agent::PendingReason,
+    ScriptedModel, StopReason, ToolCall, ToolContext,
+    agent::{CallRecord, ModelStep, PendingReason, StepError, StepExecutor, ToolStep},
     failures::EffectOutcome,
 };
 use serde_json::json;
@@ -230,4 +232,69 @@ async fn what_a_hook_panics_with_never_reaches_the_model_or_the_state() {
             .contains(CANARY)
     );
     assert_eq!(charges_of("ORD-PANIC-late").len(), 1);
+}
+
+/// A durable executor's second attempt: every call of `charge_card` was started by the first
+/// attempt and never recorded, so it is reconciled rather than run.
+struct SecondAttempt;
+
+impl StepExecutor for SecondAttempt {
+    fn model_call(&self, step: ModelStep) -> BoxFuture<'_, Result<ModelResponse, StepError>> {
+        Box::pin(async move { step.run().await.map_err(StepError::Model) })
+    }
+
+    fn tool_call(&self, step: ToolStep) -> BoxFuture<'_, Result<CallRecord, StepError>> {
+        Box::pin(async move { Ok(step.reconcile().await) })
+    }
+}
+
+#[tokio::test]
+async fn a_replayed_call_the_hook_finds_applied_goes_on_without_a_person() {
+    let call = || {
+        ToolCall::new(
+            "c1",
+            "charge_card",
+            json!({"order_id": "ORD-4-late", "cents": 700}),
+        )
+    };
+    // The first attempt: the charge is taken, and the process dies before it is recorded.
+    let token = CancellationToken::new();
+    let first = {
+        let agent = agent(vec![ModelResponse::tool_calls(vec![call()])]);
+        let options = RunOptions::default()
+            .run_id("durable-4")
+            .cancellation(token.clone());
+        tokio::spawn(async move { agent.run_with("Charge", options).await })
+    };
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while charges_of("ORD-4-late").is_empty() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    })
+    .await
+    .expect("the charge is taken");
+    token.cancel();
+    let _ = first.await;
+
+    // The replay, named alike: the hook finds the charge under the call's key.
+    let agent = agent(vec![
+        ModelResponse::tool_calls(vec![call()]),
+        ModelResponse::text("Done."),
+    ]);
+    let done = agent
+        .run_on(
+            "Charge",
+            RunOptions::default().run_id("durable-4"),
+            &SecondAttempt,
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.stop_reason, StopReason::Completed);
+    assert_eq!(charges_of("ORD-4-late").len(), 1);
+    assert!(matches!(
+        done.effects[0].reconciled,
+        Some(Reconciled::Applied(_))
+    ));
+    // A tool without a hook, or a hook that cannot tell, still stops the run (as
+    // `ToolStep::interrupted` does): see `a_hook_that_cannot_tell_leaves_the_call_to_the_caller`.
 }
