@@ -151,6 +151,17 @@ pub(crate) fn not_approved(tool: &str) -> String {
     format!("Tool '{}' was not approved", name(tool))
 }
 
+/// A call of a tool that needs a person's approval, served over MCP to a client that cannot
+/// ask its user: it is not run.
+#[cfg(feature = "mcp")]
+pub(crate) fn approval_unavailable(tool: &str) -> String {
+    format!(
+        "Tool '{}' needs a person's approval before it runs, and this client cannot ask its \
+         user: it was not run",
+        name(tool)
+    )
+}
+
 /// A call cut off when its run stopped, which the caller chose not to run again.
 pub(crate) fn not_run_again(tool: &str) -> String {
     format!(

@@ -97,6 +97,8 @@ pub(super) async fn execute(
                 observer,
                 key,
                 include_error_message: inner.failure_options.include_error_message,
+                #[cfg(feature = "mcp")]
+                client: None,
             };
             let run = invoke::<AsValue>(invocation).instrument(span.clone());
             match events {

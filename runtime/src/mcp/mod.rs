@@ -114,4 +114,5 @@ pub use client::oauth;
 #[cfg(feature = "mcp-client")]
 pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
+pub use server::{ApprovalRefused, AskError, Elicited, RefusalReason};
 pub use server::{McpServer, McpServerBuilder, ServeError};

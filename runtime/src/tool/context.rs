@@ -70,6 +70,10 @@ struct Shared {
     /// Who watches the call; `None` when nobody does.
     observer: Option<Arc<Observer>>,
     idempotency: Idempotency,
+    /// The MCP client that made the call, whose user or model the tool may ask
+    /// (`mcp/server/ask.rs`).
+    #[cfg(feature = "mcp")]
+    client: Option<rmcp::service::Peer<rmcp::service::RoleServer>>,
 }
 
 impl Clone for ToolContext {
@@ -89,6 +93,8 @@ impl ToolContext {
             token: OnceLock::new(),
             observer: None,
             idempotency: Idempotency::default(),
+            #[cfg(feature = "mcp")]
+            client: None,
         }))
     }
 
@@ -108,6 +114,8 @@ impl ToolContext {
             token: OnceLock::new(),
             observer,
             idempotency: Idempotency::new(key),
+            #[cfg(feature = "mcp")]
+            client: None,
         }))
     }
 
@@ -147,6 +155,8 @@ impl ToolContext {
             token: OnceLock::from(token),
             observer,
             idempotency,
+            #[cfg(feature = "mcp")]
+            client: self.client().cloned(),
         }))
     }
 
@@ -160,6 +170,8 @@ impl ToolContext {
             token: shared.map(|s| s.token.clone()).unwrap_or_default(),
             observer: shared.and_then(|s| s.observer.clone()),
             idempotency: Idempotency::new(source),
+            #[cfg(feature = "mcp")]
+            client: shared.and_then(|s| s.client.clone()),
         }))
     }
 
@@ -238,6 +250,27 @@ impl ToolContext {
     #[inline]
     fn observer(&self) -> Option<&Observer> {
         self.get().and_then(|shared| shared.observer.as_deref())
+    }
+
+    /// This context, of a call the MCP client `client` made. A context just made is changed
+    /// in place; one already shared is left as it is.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn with_client(
+        mut self,
+        client: Option<&rmcp::service::Peer<rmcp::service::RoleServer>>,
+    ) -> Self {
+        if let Some(client) = client
+            && let Some(shared) = self.shared.get_mut().and_then(Arc::get_mut)
+        {
+            shared.client = Some(client.clone());
+        }
+        self
+    }
+
+    /// The MCP client that made the call, when one did.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn client(&self) -> Option<&rmcp::service::Peer<rmcp::service::RoleServer>> {
+        self.get().and_then(|shared| shared.client.as_ref())
     }
 
     /// Tells the tool the call was abandoned (it timed out, or its run ended while it ran).

@@ -96,6 +96,9 @@ pub(crate) struct Invocation<'a, 'c> {
     pub(crate) key: KeySource,
     /// Show the model a failure's message after its kind.
     pub(crate) include_error_message: bool,
+    /// The MCP client that made the call, when one did: the tool's context can ask it.
+    #[cfg(feature = "mcp")]
+    pub(crate) client: Option<&'c rmcp::service::Peer<rmcp::service::RoleServer>>,
 }
 
 /// Runs `invocation`: the future the agent loop awaits. Never panics; never returns early
@@ -194,6 +197,8 @@ fn start<'a, E: Encoding>(
         observer,
         key,
         include_error_message,
+        #[cfg(feature = "mcp")]
+        client,
     } = invocation;
     let limit = match (limit, tool.timeout()) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -203,9 +208,12 @@ fn start<'a, E: Encoding>(
         && (limit.is_some() || cancellable)
         && tokio::runtime::Handle::try_current().is_ok();
     let (given, record) = arguments.split();
-    let cx = tool
-        .reads_context()
-        .then(|| ToolContext::child_of(call_id, tool_name, parent.clone(), observer, key));
+    let cx = tool.reads_context().then(|| {
+        let cx = ToolContext::child_of(call_id, tool_name, parent.clone(), observer, key);
+        #[cfg(feature = "mcp")]
+        let cx = cx.with_client(client);
+        cx
+    });
     // What a failure needs of the call, made only when the call fails or goes on.
     let call = move |cx, record| Call {
         include_error_message,

@@ -90,12 +90,14 @@ pub enum BuildError {
         /// The tool's name.
         name: String,
     },
-    /// A tool served over MCP needs a person's approval before each call, and the server was
-    /// not told that the client asks for it (`McpServerBuilder::trust_client_approval`).
+    /// A tool served over MCP needs a person's approval before each call, and the server
+    /// neither asks the client's user (`McpServerBuilder::elicit_approval`) nor was told that
+    /// the client asks (`McpServerBuilder::trust_client_approval`).
     #[error(
-        "tool `{name}` needs a person's approval before each call, which an MCP server cannot \
-         ask for: serve it only to clients that confirm each call with their user and say so \
-         with `.trust_client_approval(true)`, or run it in an `Agent`, which stops for approval"
+        "tool `{name}` needs a person's approval before each call: have the server ask the \
+         client's user with `.elicit_approval(wait)`, serve it only to clients that confirm \
+         each call with their user and say so with `.trust_client_approval(true)`, or run it \
+         in an `Agent`, which stops for approval"
     )]
     NeedsApproval {
         /// The tool's name.

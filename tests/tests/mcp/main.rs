@@ -6,6 +6,7 @@
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
 #![forbid(unsafe_code)]
 
+mod approval;
 mod client_oauth;
 mod client_progress;
 mod client_python;

@@ -39,11 +39,11 @@ pub(super) struct CallTool<'s, R> {
 }
 
 /// A `tools/call` request: the tool's name, the arguments and the request's context.
-type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
+pub(super) type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
 
 /// The result the client is sent, or the protocol error for a tool that does not exist (or a
 /// cancelled request, whose reply the transport drops).
-type Answered = Result<CallToolResult, ErrorData>;
+pub(super) type Answered = Result<CallToolResult, ErrorData>;
 
 impl<'s, R> CallTool<'s, R> {
     /// The call of the tool `name`, its result made into `R` with `into`.
@@ -72,6 +72,15 @@ impl<R> Future for CallTool<'_, R> {
         // The request is lent where it lies: the call takes only its arguments out of it.
         this.stage
             .poll_in_place(task, |(name, arguments, context), task| {
+                // A call a person must approve first waits for the client's user (approval.rs).
+                if server.asks_approval(name) {
+                    let request = (
+                        std::mem::take(name),
+                        std::mem::take(arguments),
+                        context.clone(),
+                    );
+                    return server.approve_then_call(request);
+                }
                 server.begin(name, std::mem::take(arguments), context, task)
             })
             .map_ok(into)
@@ -90,7 +99,7 @@ struct Answer<'s> {
 impl McpServer {
     /// Begins one `tools/call`, polling the tool in place with `task`.
     #[inline(always)]
-    fn begin<'s>(
+    pub(super) fn begin<'s>(
         &'s self,
         name: &str,
         arguments: Value,
@@ -151,6 +160,7 @@ impl McpServer {
             observer,
             key,
             include_error_message: inner.include_error_message,
+            client: Some(peer),
         };
         let answer = Answer {
             server: self,
@@ -201,7 +211,7 @@ impl McpServer {
     }
 
     /// Gives the full error to the server side: the span and every hook.
-    fn report(&self, span: &CallSpan, failure: &ToolFailure) {
+    pub(super) fn report(&self, span: &CallSpan, failure: &ToolFailure) {
         span.record_failure(failure, false);
         for hook in &self.inner.on_failure {
             if std::panic::catch_unwind(AssertUnwindSafe(|| hook(failure))).is_err() {
