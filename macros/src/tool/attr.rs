@@ -22,6 +22,7 @@ pub(crate) const OPTIONS: &[&str] = &[
     "output_schema",
     "timeout",
     "max_output",
+    "reconcile",
 ];
 
 /// A checked `#[tool(..)]`. Its `Default` is `#[tool]` with no options.
@@ -49,6 +50,8 @@ pub(crate) struct ToolOptions {
     pub(crate) timeout_ms: Option<u64>,
     /// The output budget in bytes.
     pub(crate) max_output: Option<u64>,
+    /// The reconcile hook: the path of an `async fn(Reconcile) -> Reconciled`.
+    pub(crate) reconcile: Option<syn::ExprPath>,
 }
 
 impl Default for ToolOptions {
@@ -67,6 +70,7 @@ impl Default for ToolOptions {
             output_schema: true,
             timeout_ms: None,
             max_output: None,
+            reconcile: None,
         }
     }
 }
@@ -80,6 +84,7 @@ struct Config {
     flags: [Option<(Ident, bool)>; 8],
     timeout: Option<LitStr>,
     max_output: Option<LitStr>,
+    reconcile: Option<syn::ExprPath>,
 }
 
 const FLAGS: [&str; 8] = [
@@ -118,6 +123,27 @@ impl Config {
         Ok(())
     }
 
+    /// `reconcile = path`: the path of the hook, never a string or any other expression.
+    fn set_reconcile(&mut self, key: &Ident, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+        const HELP: &str = "`reconcile` takes the path of an `async fn(Reconcile) -> Reconciled` \
+             that says whether a call took effect: `reconcile = charge_landed`";
+        let value = meta
+            .value()
+            .map_err(|_| syn::Error::new_spanned(key, HELP))?;
+        let expr: syn::Expr = value.parse()?;
+        let syn::Expr::Path(path) = expr else {
+            return Err(syn::Error::new_spanned(expr, HELP));
+        };
+        if self.reconcile.is_some() {
+            return Err(syn::Error::new_spanned(
+                key,
+                "`reconcile` is set more than once; keep one",
+            ));
+        }
+        self.reconcile = Some(path);
+        Ok(())
+    }
+
     fn parse_one(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         let Some(key) = meta.path.get_ident().cloned() else {
             let path = &meta.path;
@@ -132,6 +158,7 @@ impl Config {
             "description" => Self::set_lit(&mut self.description, &key, meta),
             "timeout" => Self::set_lit(&mut self.timeout, &key, meta),
             "max_output" => Self::set_lit(&mut self.max_output, &key, meta),
+            "reconcile" => self.set_reconcile(&key, meta),
             flag if FLAGS.contains(&flag) => {
                 let index = FLAGS.iter().position(|f| *f == flag).unwrap_or_default();
                 if meta.input.peek(syn::token::Paren) {
@@ -198,7 +225,15 @@ impl Config {
             name: self.name,
             title: self.title,
             description: self.description,
+            reconcile: self.reconcile,
         };
+        if let (true, Some(path)) = (options.read_only, &options.reconcile) {
+            cx.error_spanned_by(
+                path,
+                "a `read_only` tool changes nothing, so it has nothing to reconcile: a call of it \
+                 runs again as it is; remove `reconcile` or `read_only`",
+            );
+        }
         if let (true, Some((key, _))) = (options.read_only && options.destructive, &self.flags[1]) {
             cx.error_spanned_by(key, "a tool cannot be both `read_only` and `destructive`; a read-only tool changes nothing");
         }

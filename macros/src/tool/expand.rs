@@ -265,6 +265,14 @@ pub(crate) fn tool_impl(
         None => quote!(::core::option::Option::None),
     };
     let output_schema = output_schema(tool);
+    // The hook is a function pointer on the definition: the future of the user's function,
+    // boxed. A closure, not a fn item, so that a path through `Self` works in `#[tools]`.
+    let reconcile = options.reconcile.as_ref().map(|path| {
+        let call = quote_spanned!(path.span()=> #path(__call));
+        quote! {
+            .with_reconcile(|__call| ::reticent::__private::reconcile_hook(#call))
+        }
+    });
     let timeout = options.timeout_ms.map(|ms| {
         quote! {
             fn timeout(&self) -> ::core::option::Option<::core::time::Duration> {
@@ -389,6 +397,7 @@ pub(crate) fn tool_impl(
                         #output_schema,
                     )
                     #task
+                    #reconcile
                 })
             }
         }

@@ -78,7 +78,11 @@ pub(crate) fn take_tool_methods(item: &mut ItemImpl, cx: &Ctxt) -> Vec<Method> {
             continue;
         };
         let attr = method.attrs.remove(index);
-        let options = parse_tool_attr(&attr, cx);
+        let mut options = parse_tool_attr(&attr, cx);
+        // The hook is named by the generated code, whose `Self` is the tool's own type.
+        if let Some(hook) = &mut options.reconcile {
+            replace_self_in_path(hook, &item.self_ty);
+        }
         // Take every further `#[tool]` off too, so the compiler does not also look for an
         // attribute named `tool`.
         while let Some(extra) = method.attrs.iter().position(is_tool_attr) {
@@ -129,6 +133,28 @@ fn impl_item_attrs(item: &mut ImplItem) -> Option<&mut Vec<Attribute>> {
 }
 
 /// Writes the impl block's type for `Self` in `ty`, spanned as the `Self` it replaces.
+/// `Self::f` as `<SelfTy>::f`.
+fn replace_self_in_path(path: &mut syn::ExprPath, self_ty: &syn::Type) {
+    if path.qself.is_some() || path.path.segments.len() < 2 || path.path.segments[0].ident != "Self"
+    {
+        return;
+    }
+    let first = path.path.segments[0].ident.span();
+    let ty = respan(quote!(#self_ty), first);
+    let Ok(ty) = syn::parse2::<syn::Type>(ty) else {
+        return;
+    };
+    path.qself = Some(syn::QSelf {
+        lt_token: Default::default(),
+        ty: Box::new(ty),
+        position: 0,
+        as_token: None,
+        gt_token: Default::default(),
+    });
+    path.path.leading_colon = Some(Default::default());
+    path.path.segments = path.path.segments.iter().skip(1).cloned().collect();
+}
+
 fn replace_self(ty: &mut syn::Type, self_ty: &syn::Type) {
     use syn::{GenericArgument, PathArguments, Type};
     match ty {

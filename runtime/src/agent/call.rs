@@ -12,6 +12,8 @@ use super::event::ToolEvents;
 use super::{AgentEvent, Inner};
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
+use crate::tool::Reconciled;
+use crate::tool::idempotency::KeySource;
 use crate::tool::{
     AsValue, CallArguments, CallSpan, Forward, Invocation, LogLevel, Observer, drive, into_text,
     invoke,
@@ -21,6 +23,8 @@ use crate::tool::{
 pub(super) struct Executed {
     pub(super) outcome: Result<String, ToolFailure>,
     pub(super) elapsed: Duration,
+    /// What the tool's reconcile hook answered before the call ran again, if it was asked.
+    pub(super) reconciled: Option<Reconciled>,
 }
 
 impl Executed {
@@ -57,6 +61,7 @@ pub(super) async fn execute(
     token: &tokio_util::sync::CancellationToken,
     cancellable: bool,
     events: Option<&mut Sender<AgentEvent>>,
+    key: KeySource,
 ) -> Executed {
     let span = CallSpan::new(&call.name, &call.id);
     if inner.record_content {
@@ -90,6 +95,7 @@ pub(super) async fn execute(
                 parent: token,
                 cancellable,
                 observer,
+                key,
                 include_error_message: inner.failure_options.include_error_message,
                 #[cfg(feature = "mcp")]
                 client: None,
@@ -113,5 +119,9 @@ pub(super) async fn execute(
         }
         Err(failure) => span.record_failure(failure, inner.record_content),
     }
-    Executed { outcome, elapsed }
+    Executed {
+        outcome,
+        elapsed,
+        reconciled: None,
+    }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::EffectOutcome;
 use crate::model::{Arguments, ToolCall};
-use crate::tool::Tool;
+use crate::tool::{Reconciled, Tool};
 
 /// One call of a tool that is not `read_only`: something that may have changed the world.
 ///
@@ -23,6 +23,10 @@ pub struct Effect {
     pub arguments: Arguments,
     /// Whether it happened.
     pub outcome: EffectOutcome,
+    /// What the tool's reconcile hook answered when the call, its effect unknown, was about
+    /// to run again (`#[tool(reconcile = path)]`); `None` when it was not asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconciled: Option<Reconciled>,
 }
 
 /// The calls of a run that may have changed the world, in call order.
@@ -37,6 +41,7 @@ impl Ledger {
         tool: Option<&dyn Tool>,
         call: &ToolCall,
         outcome: EffectOutcome,
+        reconciled: Option<Reconciled>,
     ) {
         let Some(tool) = tool else {
             return;
@@ -49,6 +54,7 @@ impl Ledger {
             call_id: call.id.clone(),
             arguments: call.arguments.clone(),
             outcome,
+            reconciled,
         });
     }
 }

@@ -26,6 +26,7 @@
 //! | `stepped.rs` | a run's model and tool calls handed to its [`StepExecutor`] |
 //! | `repeats.rs` | recognising an exact repeat of a failed call |
 //! | `ledger.rs` | the effects ledger: [`Effect`] |
+//! | `reconcile.rs` | asking a tool's reconcile hook before a call whose effect is unknown runs again |
 //! | `stats.rs` | per-tool counts: [`ToolStats`] |
 //! | `spans.rs` | the `invoke_agent` and `chat` spans |
 
@@ -49,6 +50,7 @@ pub(crate) mod fence;
 pub(crate) mod gates;
 mod ledger;
 mod policy;
+mod reconcile;
 mod record;
 mod repeats;
 mod result;

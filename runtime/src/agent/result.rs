@@ -22,6 +22,7 @@ pub struct RunOptions {
     /// The boundary to fence untrusted output with, when the executor must keep it the same in
     /// every attempt of the run (a durable one's).
     pub(crate) fence_boundary: Option<String>,
+    pub(crate) run_id: Option<String>,
 }
 
 /// Where a run hands its state at every step.
@@ -73,6 +74,20 @@ impl RunOptions {
     #[must_use]
     pub fn checkpoint(mut self, save: impl Fn(&RunState) + Send + Sync + 'static) -> Self {
         self.checkpoint = Some(Checkpoint(Arc::new(save)));
+        self
+    }
+
+    /// Names the run `id`: each call's [idempotency key](crate::ToolContext::idempotency_key)
+    /// is made from it. Without one a run gets a random id. Its [`RunState`] keeps it, so a
+    /// resumed run has its calls' keys.
+    ///
+    /// Give one when the run itself may start again from the beginning and its calls must
+    /// keep their keys: a durable executor replaying the run from its journal
+    /// ([`Journal`](crate::restate::Journal) names it after the invocation), or a job queue
+    /// that redelivers a job (its job id). Two runs with one id give their calls the same keys.
+    #[must_use]
+    pub fn run_id(mut self, id: impl Into<String>) -> Self {
+        self.run_id = Some(id.into());
         self
     }
 }

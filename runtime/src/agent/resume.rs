@@ -13,6 +13,7 @@ use super::decision::{Decision, Decisions, Verdict};
 use super::fence::Fence;
 use super::gates::{Gates, Taint};
 use super::ledger::Ledger;
+use super::reconcile::Again;
 use super::record::Record;
 use super::repeats::Repeats;
 use super::run::Run;
@@ -36,11 +37,21 @@ pub(super) async fn resume(
     // the model made it now; a rule that refuses it anyway asks for none.
     let gates = Gates::with_succeeded(state.0.succeeded.clone());
     let tainted = !state.0.tainted_by.is_empty();
-    let checked = state.check(&decisions, |call| {
-        let tool = inner.tools.get(&call.name).map(|(_, tool)| &**tool);
-        inner.approvals.needs_approval(tool, call)
-            && gates.check(&inner.rules, call, tainted).is_none()
-    });
+    let checked = state.check(
+        &decisions,
+        |call| {
+            let tool = inner.tools.get(&call.name).map(|(_, tool)| &**tool);
+            inner.approvals.needs_approval(tool, call)
+                && gates.check(&inner.rules, call, tainted).is_none()
+        },
+        // A call whose effect is unknown needs no decision when its tool can find out.
+        |tool| {
+            inner
+                .tools
+                .get(tool)
+                .is_some_and(|(_, tool)| tool.definition().reconcile().is_some())
+        },
+    );
     if let Err(refusal) = checked {
         return Err(ResumeError::Refused(ResumeRefused::new(refusal, state)));
     }
@@ -73,7 +84,15 @@ impl<'e> Run<'e> {
             final_turn,
             open_turn,
             fence_boundary,
+            run_id,
         } = *state.0;
+        // A state written before runs had ids gets one now.
+        let id = match run_id {
+            Some(id) => id,
+            None => options
+                .run_id
+                .unwrap_or_else(crate::tool::idempotency::new_run_id),
+        };
         // A last turn offers no tools; its note is in the transcript already.
         let tools = if final_turn.is_some() {
             Vec::new()
@@ -101,6 +120,7 @@ impl<'e> Run<'e> {
                 ),
             },
             inner,
+            id: Arc::from(id),
             events: None,
             cancellable: options.cancellation.is_some(),
             token: options.cancellation.unwrap_or_default(),
@@ -121,14 +141,17 @@ impl<'e> Run<'e> {
         decisions: &Decisions,
     ) -> Result<AgentResult, AgentError> {
         if !open.is_empty() {
+            let mut again = Vec::with_capacity(open.len());
             let (calls, known): (Vec<ToolCall>, Vec<Option<Executed>>) = open
                 .into_iter()
                 .map(|open| {
-                    let known = decided(&open, decisions.get(&open.call.id));
+                    let decision = decisions.get(&open.call.id);
+                    again.push(runs_again(&open, decision));
+                    let known = decided(&open, decision);
                     (open.call, known)
                 })
                 .unzip();
-            if let Some(open) = self.run_tools(calls, known).await? {
+            if let Some(open) = self.run_tools(calls, known, &again).await? {
                 let text = self
                     .record
                     .request
@@ -144,6 +167,19 @@ impl<'e> Run<'e> {
             self.save(Vec::new());
         }
         self.drive().await
+    }
+}
+
+/// Whether `open` runs again after its effect was unknown: approved by the caller, or left
+/// undecided (which `check` lets through only for a tool with a reconcile hook).
+fn runs_again(open: &OpenCall, decision: Option<&Decision>) -> Again {
+    if !(open.changes_world && matches!(open.status, CallStatus::InFlight)) {
+        return Again::No;
+    }
+    match decision.map(|decision| &decision.verdict) {
+        None => Again::Undecided,
+        Some(Verdict::Approve) => Again::Approved,
+        Some(_) => Again::No,
     }
 }
 
@@ -184,6 +220,7 @@ fn decided(open: &OpenCall, decision: Option<&Decision>) -> Option<Executed> {
         (_, Some(Verdict::Applied(output))) => Some(Executed {
             outcome: Ok(text_of(output).into_owned()),
             elapsed: std::time::Duration::ZERO,
+            reconciled: None,
         }),
     }
 }
@@ -192,5 +229,6 @@ fn refused(failure: ToolFailure) -> Executed {
     Executed {
         outcome: Err(failure),
         elapsed: std::time::Duration::ZERO,
+        reconciled: None,
     }
 }

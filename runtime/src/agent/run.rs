@@ -28,6 +28,8 @@ use crate::render;
 /// The state of one run.
 pub(super) struct Run<'e> {
     pub(super) inner: Arc<Inner>,
+    /// The run's id, which its calls' idempotency keys are made from.
+    pub(super) id: Arc<str>,
     /// Where events go, when the caller streams them.
     pub(super) events: Option<Sender<AgentEvent>>,
     pub(super) token: CancellationToken,
@@ -85,6 +87,11 @@ pub(super) async fn run(
             ),
         },
         inner,
+        id: Arc::from(
+            options
+                .run_id
+                .unwrap_or_else(crate::tool::idempotency::new_run_id),
+        ),
         events,
         cancellable: options.cancellation.is_some(),
         token: options.cancellation.unwrap_or_default(),
@@ -180,7 +187,7 @@ impl Run<'_> {
                 return Ok(self.pause(open, text));
             }
             let plans = calls.iter().map(|_| None).collect();
-            if let Some(open) = self.run_tools(calls, plans).await? {
+            if let Some(open) = self.run_tools(calls, plans, &[]).await? {
                 return Ok(self.pause(open, text));
             }
             self.save(Vec::new());

@@ -25,6 +25,7 @@ impl Run<'_> {
             final_turn: self.final_turn,
             open_turn: open,
             fence_boundary: record.fence.boundary().map(str::to_owned),
+            run_id: Some(self.id.to_string()),
         }))
     }
 
@@ -62,7 +63,7 @@ impl Run<'_> {
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let status = match &*slot {
                     super::call::CallStage::Finished(executed) => {
-                        CallStatus::Finished(CallRecord::of(&executed.outcome, executed.elapsed))
+                        CallStatus::Finished(CallRecord::of(executed))
                     }
                     _ => CallStatus::InFlight,
                 };
@@ -86,9 +87,7 @@ impl Run<'_> {
                 let status = match progress {
                     CallStage::NotStarted => CallStatus::NotStarted,
                     CallStage::Running | CallStage::Interrupted => CallStatus::InFlight,
-                    CallStage::Finished(executed) => {
-                        CallStatus::Finished(CallRecord::of(&executed.outcome, executed.elapsed))
-                    }
+                    CallStage::Finished(executed) => CallStatus::Finished(CallRecord::of(executed)),
                 };
                 self.open_call(call, status)
             })
@@ -113,9 +112,9 @@ impl Run<'_> {
     /// gets: calls that finished, with their outcome, and calls that may have taken effect.
     pub(super) fn ledger_open(&mut self, open: &[OpenCall]) {
         for call in open {
-            let outcome = match &call.status {
-                CallStatus::Finished(record) => record.effect,
-                CallStatus::InFlight => EffectOutcome::Unknown,
+            let (outcome, reconciled) = match &call.status {
+                CallStatus::Finished(record) => (record.effect, record.reconciled.clone()),
+                CallStatus::InFlight => (EffectOutcome::Unknown, None),
                 CallStatus::AwaitingApproval | CallStatus::NotStarted => continue,
             };
             let tool = self
@@ -123,7 +122,9 @@ impl Run<'_> {
                 .tools
                 .get(&call.call.name)
                 .map(|(_, tool)| &**tool);
-            self.record.ledger.record(tool, &call.call, outcome);
+            self.record
+                .ledger
+                .record(tool, &call.call, outcome, reconciled);
         }
     }
 }

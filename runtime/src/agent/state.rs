@@ -26,6 +26,7 @@ use super::repeats::FailedCall;
 use super::{AgentError, Effect, StopReason, ToolStats};
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::{Message, ToolCall, TrajectoryTurn, Usage};
+use crate::tool::Reconciled;
 
 /// The version of the state format this build reads and writes.
 const VERSION: u32 = 1;
@@ -102,6 +103,9 @@ pub(super) struct State {
     pub(super) open_turn: Vec<OpenCall>,
     /// The boundary the run fences untrusted output with, once it has fenced one.
     pub(super) fence_boundary: Option<String>,
+    /// The run's id, which its calls' idempotency keys are made from (`None` in a state
+    /// written before runs had ids).
+    pub(super) run_id: Option<String>,
 }
 
 impl RunState {
@@ -109,6 +113,13 @@ impl RunState {
     /// still wait for their results: see [`RunState::pending`]).
     pub fn messages(&self) -> &[Message] {
         &self.0.messages
+    }
+
+    /// The run's id, which its calls' [idempotency keys](crate::ToolContext::idempotency_key)
+    /// are made from (see [`RunOptions::run_id`](crate::RunOptions::run_id)); `None` for a
+    /// state written before runs had ids, which gets one when it is resumed.
+    pub fn run_id(&self) -> Option<&str> {
+        self.0.run_id.as_deref()
     }
 
     /// How many model calls the run made.
@@ -137,9 +148,9 @@ impl RunState {
             if !open.changes_world {
                 continue;
             }
-            let outcome = match &open.status {
-                CallStatus::Finished(record) => record.effect,
-                CallStatus::InFlight => EffectOutcome::Unknown,
+            let (outcome, reconciled) = match &open.status {
+                CallStatus::Finished(record) => (record.effect, record.reconciled.clone()),
+                CallStatus::InFlight => (EffectOutcome::Unknown, None),
                 CallStatus::AwaitingApproval | CallStatus::NotStarted => continue,
             };
             effects.push(Effect {
@@ -147,6 +158,7 @@ impl RunState {
                 call_id: open.call.id.clone(),
                 arguments: open.call.arguments.clone(),
                 outcome,
+                reconciled,
             });
         }
         effects
@@ -158,7 +170,9 @@ impl RunState {
     }
 
     /// Checks `decisions` against the calls that wait on one; `needs_approval` says whether
-    /// the resuming agent's rules ask approval for a call that did not run yet.
+    /// the resuming agent's rules ask approval for a call that did not run yet, and
+    /// `reconciles` whether a tool has a reconcile hook (which is asked about a call of it
+    /// whose effect is unknown that has no decision).
     ///
     /// A turn whose calls share an id is refused whatever the decisions: a decision, and the
     /// outcome of a call that finished, are found by id. (A run gives the calls of each
@@ -167,6 +181,7 @@ impl RunState {
         &self,
         decisions: &Decisions,
         needs_approval: impl Fn(&ToolCall) -> bool,
+        reconciles: impl Fn(&str) -> bool,
     ) -> Result<(), Refusal> {
         let shared = shared_ids(self.0.open_turn.iter().map(|open| open.call.id.as_str()));
         if !shared.is_empty() {
@@ -188,7 +203,10 @@ impl RunState {
                 Some(PendingCall::new(&open.call, reason))
             })
             .collect();
-        let refusal = Refusal::of(decisions, &waiting);
+        let mut refusal = Refusal::of(decisions, &waiting);
+        refusal
+            .undecided
+            .retain(|call| !(call.reason == PendingReason::Unknown && reconciles(&call.tool)));
         if refusal.is_empty() {
             Ok(())
         } else {
@@ -217,6 +235,7 @@ struct Versioned {
     open_turn: Vec<OpenCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fence_boundary: Option<String>,
+    run_id: Option<String>,
 }
 
 impl TryFrom<Versioned> for RunState {
@@ -244,6 +263,7 @@ impl TryFrom<Versioned> for RunState {
             final_turn: v.final_turn,
             open_turn: v.open_turn,
             fence_boundary: v.fence_boundary,
+            run_id: v.run_id,
         })))
     }
 }
@@ -266,6 +286,7 @@ impl From<RunState> for Versioned {
             final_turn: s.final_turn,
             open_turn: s.open_turn,
             fence_boundary: s.fence_boundary,
+            run_id: s.run_id,
         }
     }
 }
@@ -328,6 +349,9 @@ pub struct CallRecord {
     /// An earlier attempt started the call and never recorded its end.
     #[serde(default, skip_serializing_if = "is_false")]
     pub(super) interrupted: bool,
+    /// What the tool's reconcile hook answered before the call ran again, if it was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) reconciled: Option<Reconciled>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -356,9 +380,11 @@ impl CallRecord {
         self.interrupted
     }
 
-    /// The record of a call that ended with `outcome` after `elapsed`.
-    pub(super) fn of(outcome: &Result<String, ToolFailure>, elapsed: Duration) -> Self {
-        match outcome {
+    /// The record of a call that ended as `executed` says.
+    pub(super) fn of(executed: &Executed) -> Self {
+        let elapsed = executed.elapsed;
+        let reconciled = executed.reconciled.clone();
+        match &executed.outcome {
             Ok(content) => Self {
                 content: content.clone(),
                 is_error: false,
@@ -369,6 +395,7 @@ impl CallRecord {
                 message_shown: false,
                 elapsed,
                 interrupted: false,
+                reconciled,
             },
             Err(failure) => Self {
                 content: failure.shown_to_model.clone(),
@@ -380,6 +407,7 @@ impl CallRecord {
                 message_shown: failure.message_shown,
                 elapsed,
                 interrupted: false,
+                reconciled,
             },
         }
     }
@@ -396,6 +424,7 @@ impl CallRecord {
             message_shown: false,
             elapsed: Duration::ZERO,
             interrupted: true,
+            reconciled: None,
         }
     }
 
@@ -403,10 +432,12 @@ impl CallRecord {
     /// call ran in this process, and [`ErrorNotKept`] when it was restored.
     pub(super) fn into_executed(self, call: &ToolCall, live: Option<ToolFailure>) -> Executed {
         let elapsed = self.elapsed;
+        let reconciled = self.reconciled;
         if !self.is_error {
             return Executed {
                 outcome: Ok(self.content),
                 elapsed,
+                reconciled,
             };
         }
         let failure = live.unwrap_or_else(|| {
@@ -433,6 +464,7 @@ impl CallRecord {
         Executed {
             outcome: Err(failure),
             elapsed,
+            reconciled,
         }
     }
 }

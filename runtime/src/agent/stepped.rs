@@ -6,10 +6,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
 
 use super::call::CallStage;
+use super::reconcile::Again;
 use super::run::Run;
 use super::steps::{ModelStep, StepError, StepExecutor, ToolStep};
 use crate::error::ToolFailure;
 use crate::model::{ModelError, ModelResponse, ToolCall};
+use crate::tool::idempotency::KeySource;
 
 impl Run<'_> {
     /// The model call of `turn`, through `steps`, cancellable; `None` when it was cancelled.
@@ -44,6 +46,8 @@ impl Run<'_> {
         call: &ToolCall,
         refused: Option<ToolFailure>,
         token: &CancellationToken,
+        key: KeySource,
+        again: Again,
     ) -> CallStage {
         let live = Arc::new(Mutex::new(None));
         let step = ToolStep {
@@ -53,6 +57,8 @@ impl Run<'_> {
             token: token.clone(),
             cancellable: self.cancellable,
             live: Arc::clone(&live),
+            key,
+            again,
         };
         match steps.tool_call(step).await {
             Err(_) => CallStage::Running,

@@ -14,9 +14,12 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::Inner;
+use super::call::CallStage;
+use super::reconcile::{Again, run_call};
 use super::state::CallRecord;
 use crate::error::ToolFailure;
 use crate::model::{Model, ModelError, ModelRequest, ModelResponse, ToolCall};
+use crate::tool::idempotency::KeySource;
 
 /// Where a run's steps run: each model call and each tool call of a run started with
 /// [`Agent::run_on`](crate::Agent::run_on) or [`Agent::resume_on`](crate::Agent::resume_on) is
@@ -154,6 +157,10 @@ pub struct ToolStep {
     pub(super) cancellable: bool,
     /// Where the full error of a failure goes when the call runs here.
     pub(super) live: Arc<Mutex<Option<ToolFailure>>>,
+    /// Where the call's idempotency key comes from.
+    pub(super) key: KeySource,
+    /// Whether the call runs again after its effect was unknown.
+    pub(super) again: Again,
 }
 
 impl fmt::Debug for ToolStep {
@@ -184,23 +191,45 @@ impl ToolStep {
 
     /// Runs the call (or records its refusal) on its `execute_tool` span. The full error of a
     /// failure goes to the run that made the step; the record holds what the model is shown.
+    ///
+    /// A call that runs again after its effect was unknown (the caller approved running it
+    /// again) asks its tool's reconcile hook first, if it has one: a call the hook says took
+    /// effect does not run, and is recorded as applied.
     pub fn run(self) -> BoxFuture<'static, CallRecord> {
         Box::pin(async move {
-            let executed = super::call::execute(
+            let stage = run_call(
                 &self.inner,
                 &self.call,
                 self.refused,
                 &self.token,
                 self.cancellable,
                 None,
+                self.key,
+                self.again,
             )
             .await;
-            let record = CallRecord::of(&executed.outcome, executed.elapsed);
+            let CallStage::Finished(executed) = stage else {
+                return CallRecord::interrupted();
+            };
+            let record = CallRecord::of(&executed);
             if let Err(failure) = executed.outcome {
                 *self.live.lock().unwrap_or_else(PoisonError::into_inner) = Some(failure);
             }
             record
         })
+    }
+
+    /// For a call an earlier attempt started and never recorded the end of, whose effect is
+    /// unknown: asks its tool's reconcile hook (`#[tool(reconcile = path)]`) whether it took
+    /// effect. Applied: the record of the applied call, which does not run again; not applied:
+    /// the call runs, as [`run`](Self::run) runs it; unknown, or a tool without a hook: the
+    /// record [`interrupted`](Self::interrupted) gives. The hook's answer is on the call's
+    /// [`Effect`](crate::agent::Effect).
+    pub fn reconcile(mut self) -> BoxFuture<'static, CallRecord> {
+        if self.again == Again::No {
+            self.again = Again::Undecided;
+        }
+        self.run()
     }
 
     /// The record of a call an earlier attempt started and never recorded the end of: its

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
 
-use super::call::{CallStage, Executed, execute};
+use super::call::{CallStage, Executed};
+use super::reconcile::{Again, run_call};
 use super::run::Run;
 use super::state::{CallStatus, OpenCall};
 use super::{AgentError, AgentEvent, ToolFailureMode, WholeOutput};
@@ -15,6 +16,7 @@ use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
 use crate::tool::{Tool, bounded_view};
+use crate::tool::idempotency::KeySource;
 
 fn set_progress(slot: &Mutex<CallStage>, progress: CallStage) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
@@ -32,6 +34,7 @@ impl Run<'_> {
         &mut self,
         calls: Vec<ToolCall>,
         known: Vec<Option<Executed>>,
+        again: &[Again],
     ) -> Result<Option<Vec<OpenCall>>, AgentError> {
         // Where each call got to, for the ledger and the state if the turn is cut off: a call
         // cut off after it started may have taken effect, and one that finished is known,
@@ -42,7 +45,7 @@ impl Run<'_> {
             .collect();
         self.save_turn(&calls, &progress);
         let finished = self.calls_starting(&calls, &progress).await
-            && self.execute_all(&calls, &progress).await;
+            && self.execute_all(&calls, &progress, again).await;
         let progress: Vec<CallStage> = progress
             .into_iter()
             .map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
@@ -102,6 +105,7 @@ impl Run<'_> {
             let executed = Executed {
                 outcome: Err(failure),
                 elapsed: Duration::ZERO,
+                reconciled: None,
             };
             // A refusal never ends the run: this is its last turn anyway.
             let _ = self.record_call(call, executed).await;
@@ -111,7 +115,13 @@ impl Run<'_> {
     /// Runs the calls of `calls` that have not finished, concurrently, each through the step
     /// executor if there is one; each call's outcome goes to its slot of `progress`. `false`
     /// when the run was cancelled before they all finished.
-    async fn execute_all(&self, calls: &[ToolCall], progress: &[Mutex<CallStage>]) -> bool {
+    /// `again` says which calls run again after their effect was unknown (none, when empty).
+    async fn execute_all(
+        &self,
+        calls: &[ToolCall],
+        progress: &[Mutex<CallStage>],
+        again: &[Again],
+    ) -> bool {
         let inner = &*self.inner;
         let gates = &self.gates;
         let tainted = self.record.taint.is_tainted();
@@ -125,7 +135,9 @@ impl Run<'_> {
         // `max_parallel_tools`: that is when it is reported started.
         // (A loop, not a closure: a closure's future would not be `Send` for every lifetime.)
         let mut pending = Vec::with_capacity(calls.len());
-        for (call, slot) in calls.iter().zip(progress) {
+        // The turn's response is recorded: its number is the count of turns.
+        let turn = self.record.turn_count();
+        for (index, (call, slot)) in calls.iter().zip(progress).enumerate() {
             if matches!(
                 *slot.lock().unwrap_or_else(PoisonError::into_inner),
                 CallStage::Finished(_)
@@ -133,6 +145,12 @@ impl Run<'_> {
                 continue;
             }
             let mut events = self.event_sender();
+            let key = KeySource::Run {
+                run: Arc::clone(&self.id),
+                turn,
+                index: u32::try_from(index).unwrap_or(u32::MAX),
+            };
+            let again = again.get(index).copied().unwrap_or_default();
             pending.push(async move {
                 set_progress(slot, CallStage::Running);
                 if let Some(events) = &mut events {
@@ -142,12 +160,22 @@ impl Run<'_> {
                 }
                 let refused = gates.check(&inner.rules, call, tainted);
                 let done = match self.steps {
-                    Some(steps) => self.tool_step(steps, call, refused, token).await,
+                    Some(steps) => {
+                        self.tool_step(steps, call, refused, token, key, again)
+                            .await
+                    }
                     None => {
-                        let executed =
-                            execute(inner, call, refused, token, cancellable, events.as_mut())
-                                .await;
-                        CallStage::Finished(executed)
+                        run_call(
+                            inner,
+                            call,
+                            refused,
+                            token,
+                            cancellable,
+                            events.as_mut(),
+                            key,
+                            again,
+                        )
+                        .await
                     }
                 };
                 if matches!(done, CallStage::Running) {
@@ -175,7 +203,10 @@ impl Run<'_> {
     async fn record_call(&mut self, call: ToolCall, executed: Executed) -> Option<ToolFailure> {
         let tool = self.inner.tools.get(&call.name).map(|(_, tool)| &**tool);
         let untrusted = tool.is_some_and(|tool| tool.untrusted_output());
-        self.record.ledger.record(tool, &call, executed.effect());
+        let reconciled = executed.reconciled.clone();
+        self.record
+            .ledger
+            .record(tool, &call, executed.effect(), reconciled);
         match executed.outcome {
             Ok(content) => {
                 self.record.stats.count(&call.name, false, false);

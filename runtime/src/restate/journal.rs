@@ -25,7 +25,9 @@ use crate::render;
 /// result and `execute_tool` span).
 ///
 /// A tool call that may change the world and was cut off mid-flight — started by an earlier
-/// attempt, its end never journaled — is not run again: the run stops with it pending
+/// attempt, its end never journaled — is not run again: its tool's reconcile hook, if it has
+/// one, is asked whether it took effect ([`ToolStep::reconcile`], in the journaled step), and
+/// unless it knows, the run stops with the call pending
 /// ([`PendingReason::Unknown`](crate::agent::PendingReason::Unknown)) for a person to reconcile, as
 /// [`Agent::resume`](crate::Agent::resume) does in process. Read-only calls run again.
 pub struct Journal<'a, 'ctx> {
@@ -115,11 +117,12 @@ impl StepExecutor for Journal<'_, '_> {
             .run(move || async move {
                 // This closure runs only when the journal has no result for the step. If an
                 // earlier attempt started the call, it was cut off: whether it took effect is
-                // for a person to find out, not for a second run to find out the hard way.
+                // for its tool's reconcile hook or a person to find out, not for a second run
+                // to find out the hard way.
                 let record = if started_here || !step.changes_world() {
                     step.run().await
                 } else {
-                    step.interrupted()
+                    step.reconcile().await
                 };
                 Ok(Json(record))
             })

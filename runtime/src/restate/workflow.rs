@@ -47,15 +47,22 @@ impl Journal<'_, '_> {
     /// decisions; then it goes on as [`Agent::resume`] does.
     ///
     /// Replayed after a crash, the run takes every finished step from the journal, and each
-    /// decision too. It ends with the run's result, or with a terminal error when the run
+    /// decision too. The run is named after the invocation
+    /// ([`RunOptions::run_id`]), so a tool call keeps its
+    /// [idempotency key](crate::ToolContext::idempotency_key) in every attempt. It ends with the run's result, or with a terminal error when the run
     /// does not finish: the message says why, never a tool's withheld message.
     pub async fn run(
         &self,
         agent: &Agent,
         input: impl Into<String>,
     ) -> Result<AgentResult, HandlerError> {
+        // Named after the invocation, which every attempt of it shares: a call's idempotency
+        // key is the same in each attempt that runs it.
+        let options = self
+            .run_options()
+            .run_id(format!("restate:{}", self.ctx.invocation_id()));
         let mut ran = agent
-            .run_on(input, self.run_options(), self)
+            .run_on(input, options, self)
             .await
             .map_err(ResumeError::Run);
         let mut round = 0;

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use tokio_util::sync::CancellationToken;
 
+use super::idempotency::{Idempotency, KeySource};
 use super::progress::{LogLevel, Observer, ProgressAmount, ProgressTotal};
 
 /// The context of one tool call: its id, the tool's name and the run's cancellation.
@@ -68,6 +69,7 @@ struct Shared {
     token: OnceLock<CancellationToken>,
     /// Who watches the call; `None` when nobody does.
     observer: Option<Arc<Observer>>,
+    idempotency: Idempotency,
     /// The MCP client that made the call, whose user or model the tool may ask
     /// (`mcp/server/ask.rs`).
     #[cfg(feature = "mcp")]
@@ -90,6 +92,7 @@ impl ToolContext {
             parent: None,
             token: OnceLock::new(),
             observer: None,
+            idempotency: Idempotency::default(),
             #[cfg(feature = "mcp")]
             client: None,
         }))
@@ -102,6 +105,7 @@ impl ToolContext {
         tool_name: &Arc<str>,
         parent: CancellationToken,
         observer: Option<Arc<Observer>>,
+        key: KeySource,
     ) -> Self {
         Self::of(Arc::new(Shared {
             call_id: CallId::new(call_id),
@@ -109,6 +113,7 @@ impl ToolContext {
             parent: Some(parent),
             token: OnceLock::new(),
             observer,
+            idempotency: Idempotency::new(key),
             #[cfg(feature = "mcp")]
             client: None,
         }))
@@ -134,11 +139,12 @@ impl ToolContext {
     /// Replaces the cancellation token, e.g. with a child of the run's token.
     #[must_use]
     pub fn with_cancellation(self, token: CancellationToken) -> Self {
-        let (call_id, tool_name, observer) = match self.get() {
+        let (call_id, tool_name, observer, idempotency) = match self.get() {
             Some(shared) => (
                 shared.call_id.clone(),
                 shared.tool_name.clone(),
                 shared.observer.clone(),
+                shared.idempotency.clone(),
             ),
             None => Default::default(),
         };
@@ -148,9 +154,30 @@ impl ToolContext {
             parent: None,
             token: OnceLock::from(token),
             observer,
+            idempotency,
             #[cfg(feature = "mcp")]
             client: self.client().cloned(),
         }))
+    }
+
+    /// The same context with its idempotency key made from `source` (see `idempotency.rs`).
+    pub(super) fn with_key_source(self, source: KeySource) -> Self {
+        let shared = self.get();
+        Self::of(Arc::new(Shared {
+            call_id: shared.map(|s| s.call_id.clone()).unwrap_or_default(),
+            tool_name: shared.and_then(|s| s.tool_name.clone()),
+            parent: shared.and_then(|s| s.parent.clone()),
+            token: shared.map(|s| s.token.clone()).unwrap_or_default(),
+            observer: shared.and_then(|s| s.observer.clone()),
+            idempotency: Idempotency::new(source),
+            #[cfg(feature = "mcp")]
+            client: shared.and_then(|s| s.client.clone()),
+        }))
+    }
+
+    /// Where the call's idempotency key comes from, and the key once made.
+    pub(super) fn idempotency(&self) -> &Idempotency {
+        &self.shared().idempotency
     }
 
     /// The id the model gave this call (empty for a default context).
@@ -356,7 +383,7 @@ mod tests {
             "é".repeat(15).as_str(),
             &"x".repeat(31),
         ] {
-            let cx = ToolContext::child_of(id, &name, parent.clone(), None);
+            let cx = ToolContext::child_of(id, &name, parent.clone(), None, Default::default());
             assert_eq!(cx.call_id(), id);
             let token = CancellationToken::new();
             assert_eq!(cx.with_cancellation(token).call_id(), id);
@@ -368,12 +395,12 @@ mod tests {
     fn a_child_token_follows_its_parent_also_when_made_late() {
         let parent = CancellationToken::new();
         let name: Arc<str> = Arc::from("t");
-        let cx = ToolContext::child_of("c1", &name, parent.clone(), None);
+        let cx = ToolContext::child_of("c1", &name, parent.clone(), None, Default::default());
         parent.cancel();
         assert!(cx.cancellation().is_cancelled());
 
         let parent = CancellationToken::new();
-        let cx = ToolContext::child_of("c2", &name, parent.clone(), None);
+        let cx = ToolContext::child_of("c2", &name, parent.clone(), None, Default::default());
         cx.abandon();
         assert!(cx.cancellation().is_cancelled());
         assert!(!parent.is_cancelled());

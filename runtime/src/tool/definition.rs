@@ -52,6 +52,10 @@ pub struct ToolDefinition {
     /// support tasks; anywhere else the tool is called as any other. `false` by default.
     #[serde(default, skip_serializing_if = "is_false")]
     pub task: bool,
+    /// The reconcile hook (`#[tool(reconcile = path)]`): see
+    /// [`with_reconcile`](Self::with_reconcile). Not part of what the model is offered.
+    #[serde(skip)]
+    pub(crate) reconcile: Option<super::reconcile::Hook>,
 }
 
 /// Whether a flag is unset, so that it is left out of the definition's JSON.
@@ -104,6 +108,7 @@ impl ToolDefinition {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             task: false,
+            reconcile: None,
         }
     }
 

@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::{Blocked, run_blocking};
 use super::contain::{Contained, drop_contained, payload_message};
 use super::errors::{ToolPanicked, ToolTimedOut};
+use super::idempotency::KeySource;
 use super::output::Encoding;
 use super::progress::Observer;
 use super::{Tool, ToolContext, ToolFuture};
@@ -91,6 +92,8 @@ pub(crate) struct Invocation<'a, 'c> {
     pub(crate) cancellable: bool,
     /// Who watches the call's reports, if anyone.
     pub(crate) observer: Option<Arc<Observer>>,
+    /// Where the call's idempotency key comes from.
+    pub(crate) key: KeySource,
     /// Show the model a failure's message after its kind.
     pub(crate) include_error_message: bool,
     /// The MCP client that made the call, when one did: the tool's context can ask it.
@@ -192,6 +195,7 @@ fn start<'a, E: Encoding>(
         parent,
         cancellable,
         observer,
+        key,
         include_error_message,
         #[cfg(feature = "mcp")]
         client,
@@ -205,7 +209,7 @@ fn start<'a, E: Encoding>(
         && tokio::runtime::Handle::try_current().is_ok();
     let (given, record) = arguments.split();
     let cx = tool.reads_context().then(|| {
-        let cx = ToolContext::child_of(call_id, tool_name, parent.clone(), observer);
+        let cx = ToolContext::child_of(call_id, tool_name, parent.clone(), observer, key);
         #[cfg(feature = "mcp")]
         let cx = cx.with_client(client);
         cx

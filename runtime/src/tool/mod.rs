@@ -8,6 +8,7 @@
 //! | `definition.rs` | [`ToolDefinition`], [`ToolAnnotations`] |
 //! | `schema.rs` | [`ParametersSchema`]: a tool's parameter schema; its output schema |
 //! | `context.rs` | [`ToolContext`] |
+//! | `idempotency.rs` | a call's idempotency key ([`ToolContext::idempotency_key`]): where it comes from, how it is written |
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it: its arguments checked, decoded, its body run |
@@ -29,6 +30,7 @@
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
 //! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`](crate::failures::UnknownTool), [`ToolTimedOut`](crate::failures::ToolTimedOut), [`ToolPanicked`](crate::failures::ToolPanicked) |
 //! | `span.rs` | `CallSpan`, the `execute_tool` span and what is recorded on it |
+//! | `reconcile.rs` | a tool's reconcile hook: [`Reconcile`], [`Reconciled`], the [`ReconcileFn`] its definition carries |
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,6 +46,7 @@ mod context;
 mod definition;
 pub(crate) mod errors;
 mod future;
+pub(crate) mod idempotency;
 mod invoke;
 mod nesting;
 mod no_result;
@@ -51,6 +54,7 @@ pub(crate) mod output;
 mod owned;
 mod pattern;
 mod progress;
+mod reconcile;
 mod schema;
 mod set;
 mod span;
@@ -62,6 +66,7 @@ pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use future::ToolFuture;
 pub use progress::LogLevel;
+pub use reconcile::{Reconcile, ReconcileFn, ReconcileFuture, Reconciled};
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
@@ -106,6 +111,7 @@ pub(crate) mod generated {
         PlainOutput, PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn,
         ValueTag,
     };
+    pub use super::reconcile::reconcile_hook;
     pub use super::schema::{
         ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,
         ResultOutputSchema,

@@ -11,7 +11,7 @@
 //! process answers the same): for a request that mentions `crash`, a refund and a failing
 //! charge, then a lookup and a transfer, then an answer; for any other, a refund large enough
 //! to need approval, then an answer. A transfer does not finish while the file
-//! `STATE_DIR/hold-transfer` exists.
+//! `STATE_DIR/hold-transfer` exists; it writes down its idempotency key when it starts.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,6 +21,7 @@ use restate_sdk::prelude::*;
 use reticent::restate::{Awaiting, Journal, Outcome, awaiting, decide};
 use reticent::{
     Agent, Decisions, Message, Model, ModelError, ModelRequest, ModelResponse, ToolCall,
+    ToolContext,
 };
 use reticent_tests::restate_desk::{CANARY, HOLD_TRANSFER};
 use reticent_tests::service::{self, append};
@@ -64,12 +65,14 @@ impl Desk {
 
     /// Move money to the supplier.
     #[tool(destructive)]
-    async fn transfer_funds(&self, amount_cents: u64) -> String {
+    async fn transfer_funds(&self, amount_cents: u64, cx: &ToolContext) -> String {
         append(
             &self.dir,
             "transfers.log",
             &format!("started {amount_cents}"),
         );
+        // The key a bank would be sent as `Idempotency-Key`.
+        append(&self.dir, "transfer-keys.log", cx.idempotency_key());
         while self.dir.join(HOLD_TRANSFER).exists() {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }

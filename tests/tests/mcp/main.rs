@@ -16,6 +16,7 @@ mod client_tools;
 mod conformance;
 mod hostile;
 mod http;
+mod idempotency;
 mod latency;
 mod pattern;
 mod progress;

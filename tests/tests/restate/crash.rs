@@ -142,3 +142,62 @@ async fn a_killed_service_resumes_from_the_journal_without_applying_a_call_twice
     assert!(!outcome.to_string().contains(CANARY));
     drop(server);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_cut_off_by_a_crash_and_run_again_keeps_its_idempotency_key() {
+    let Some(server) = Server::start("a call's idempotency key across a replay").await else {
+        return;
+    };
+    let dir = scratch("crash-key-desk");
+    let mut desk = Desk::start(&dir);
+    server.register(&desk.uri()).await;
+
+    std::fs::write(dir.join(HOLD_TRANSFER), "").unwrap();
+    server
+        .start_workflow(
+            WORKFLOW,
+            "crash-key",
+            &json!("crash: refund, charge, then pay"),
+        )
+        .await;
+    eventually("the transfer to start", || async {
+        (!desk.lines("transfer-keys.log").is_empty()).then_some(())
+    })
+    .await;
+    desk.kill().await;
+    std::fs::remove_file(dir.join(HOLD_TRANSFER)).unwrap();
+    desk.restart().await;
+
+    let pending: Value = eventually("the run to wait for a decision", || async {
+        let (status, body) = server
+            .post(&format!("/{WORKFLOW}/crash-key/pending"), None)
+            .await;
+        let awaiting: Value = serde_json::from_str(&body).ok()?;
+        (status == 200 && !awaiting.is_null()).then_some(awaiting)
+    })
+    .await;
+    assert_eq!(pending["pending"][0]["call_id"], "call_4", "{pending}");
+    // The bank has no record of the transfer: the person runs it again.
+    let digest = pending["pending"][0]["digest"].as_str().unwrap().to_owned();
+    let (status, body) = server
+        .post(
+            &format!("/{WORKFLOW}/crash-key/approve"),
+            Some(&json!({"call_4": {"approve": digest}})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let outcome = server.outcome(WORKFLOW, "crash-key").await;
+    assert_eq!(outcome["stop_reason"], "Completed", "{outcome}");
+    assert_eq!(
+        desk.lines("transfers.log"),
+        ["started 700", "started 700", "done 700"]
+    );
+    // The process that ran it the second time was another, and the run was replayed from the
+    // journal: the call had the same key, which the bank would have been sent both times.
+    let keys = desk.lines("transfer-keys.log");
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert_eq!(keys[0], keys[1]);
+    assert_eq!(keys[0].len(), 36, "{keys:?}");
+    drop(server);
+}

@@ -226,10 +226,19 @@ impl RemoteTool {
     ) -> Result<CallToolResult, Ended> {
         let connection = &*self.connection;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // The call's idempotency key, in `_meta`: a server that reads it (as `McpServer` does)
+        // gives the call the same key however often it is sent.
+        let mut meta = rmcp::model::RequestMetaObject::default();
+        meta.0.insert(
+            crate::tool::idempotency::META_KEY.to_owned(),
+            Value::from(cx.idempotency_key()),
+        );
+        let mut options = PeerRequestOptions::no_options();
+        options.meta = Some(meta);
         // rmcp gives every request a progress token of its own.
         let handle = connection
             .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .send_request_with_option(request, options)
             .await
             .map_err(Ended::Service)?;
         let watch = connection.routes.watch(handle.progress_token.clone(), cx);

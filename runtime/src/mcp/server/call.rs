@@ -136,6 +136,10 @@ impl McpServer {
             return FirstPoll::Done(Err(ErrorData::invalid_params(text, None)));
         };
 
+        let key = match crate::tool::idempotency::of_request(meta) {
+            Ok(key) => key,
+            Err(refusal) => return FirstPoll::Done(Err(ErrorData::invalid_params(refusal, None))),
+        };
         let (observer, watch) = watch(&self.session, &span, meta, peer, tool_name);
         // Arguments sent as a JSON string are read as the JSON text they hold, as some clients
         // send them; text that is not JSON is an argument error. The arguments are kept for
@@ -156,6 +160,7 @@ impl McpServer {
             // The client can cancel the request.
             cancellable: true,
             observer,
+            key,
             include_error_message: inner.include_error_message,
             client: Some(peer),
         };
