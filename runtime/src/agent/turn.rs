@@ -15,8 +15,8 @@ use super::{AgentError, AgentEvent, ToolFailureMode, WholeOutput};
 use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
-use crate::tool::{Tool, bounded_view};
 use crate::tool::idempotency::KeySource;
+use crate::tool::{Tool, bounded_view};
 
 fn set_progress(slot: &Mutex<CallStage>, progress: CallStage) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
