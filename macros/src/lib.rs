@@ -42,6 +42,7 @@ mod tools;
 /// | `needs_approval` | the agent stops for a person's approval before running a call of this tool (`Tool::needs_approval`) |
 /// | `output_schema = false` | no output schema in the definition (see below) |
 /// | `timeout = "5s"` | the tool's own time limit (`ms`, `s`, `m`, `h`, e.g. `1m30s`) |
+/// | `max_output = "16KiB"` | the tool's output budget (`Tool::max_output`): the most of a successful output the model is shown, in bytes (`4096`, `16KiB`, `1MiB`, `16KB`); the agent's `max_tool_output` (64 KiB) when left out |
 ///
 /// Each option may be given once; flags take no value or `= true`/`= false`.
 ///

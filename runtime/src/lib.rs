@@ -94,6 +94,7 @@ mod error;
 pub mod failures;
 #[cfg(feature = "__http")]
 mod http_client;
+mod in_place;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;

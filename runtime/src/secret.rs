@@ -97,6 +97,13 @@ mod sealed {
     pub trait Sealed {}
 }
 
+// The two impls below exist only for their bound, whose trait's message says why and what to
+// do instead. rustc (1.95) then adds "the trait `Display` is implemented for `Secret<T>`",
+// pointing at the impl: the ui-tests' `.stderr` show this file's path there. Marking the impls
+// `#[diagnostic::do_not_recommend]` does not remove a path into this file (rustc then points at
+// the struct) and loses the message: the error becomes std's "doesn't implement `Display`"
+// (suggesting `{:?}`) and serde's "consider adding `#[derive(serde::Serialize)]`", both wrong
+// advice here. The message that says the fix is worth the line.
 impl<T: SecretCannotBeFormatted> fmt::Display for Secret<T> {
     fn fmt(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
         unreachable!("SecretCannotBeFormatted has no implementations")

@@ -51,3 +51,25 @@ pub fn shown_with_errors(messages: &[Message]) -> Vec<(&str, &str, bool)> {
         .map(|r| (r.call_id.as_str(), r.content.as_str(), r.is_error))
         .collect()
 }
+
+/// What the model was shown for each call of a transcript, in order, with the fence around
+/// untrusted output taken off (see [`unfenced`]).
+pub fn shown_unfenced(messages: &[Message]) -> Vec<&str> {
+    tool_results(messages)
+        .into_iter()
+        .map(|r| unfenced(&r.content))
+        .collect()
+}
+
+/// The output inside the fence an untrusted tool's output is shown in, or `text` when it is
+/// not in one. The fence itself is checked in `tests/agent/fence.rs`; this is for tests of
+/// what a tool returned.
+pub fn unfenced(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("<untrusted_output boundary=\"") else {
+        return text;
+    };
+    let (boundary, rest) = rest.split_once("\">\n").expect("a fence's opening line");
+    let close = format!("\n</untrusted_output boundary=\"{boundary}\">\n");
+    let end = rest.rfind(&close).expect("a fence's closing line");
+    &rest[..end]
+}

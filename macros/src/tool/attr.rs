@@ -20,6 +20,7 @@ pub(crate) const OPTIONS: &[&str] = &[
     "needs_approval",
     "output_schema",
     "timeout",
+    "max_output",
 ];
 
 /// A checked `#[tool(..)]`. Its `Default` is `#[tool]` with no options.
@@ -43,6 +44,8 @@ pub(crate) struct ToolOptions {
     pub(crate) output_schema: bool,
     /// The timeout in milliseconds.
     pub(crate) timeout_ms: Option<u64>,
+    /// The output budget in bytes.
+    pub(crate) max_output: Option<u64>,
 }
 
 impl Default for ToolOptions {
@@ -59,6 +62,7 @@ impl Default for ToolOptions {
             needs_approval: false,
             output_schema: true,
             timeout_ms: None,
+            max_output: None,
         }
     }
 }
@@ -71,6 +75,7 @@ struct Config {
     description: Option<LitStr>,
     flags: [Option<(Ident, bool)>; 7],
     timeout: Option<LitStr>,
+    max_output: Option<LitStr>,
 }
 
 const FLAGS: [&str; 7] = [
@@ -121,6 +126,7 @@ impl Config {
             "title" => Self::set_lit(&mut self.title, &key, meta),
             "description" => Self::set_lit(&mut self.description, &key, meta),
             "timeout" => Self::set_lit(&mut self.timeout, &key, meta),
+            "max_output" => Self::set_lit(&mut self.max_output, &key, meta),
             flag if FLAGS.contains(&flag) => {
                 let index = FLAGS.iter().position(|f| *f == flag).unwrap_or_default();
                 if meta.input.peek(syn::token::Paren) {
@@ -173,6 +179,16 @@ impl Config {
                     }
                 }
             }),
+            max_output: self
+                .max_output
+                .as_ref()
+                .and_then(|lit| match parse_size(&lit.value()) {
+                    Ok(bytes) => Some(bytes),
+                    Err(message) => {
+                        cx.error_spanned_by(lit, message);
+                        None
+                    }
+                }),
             name: self.name,
             title: self.title,
             description: self.description,
@@ -315,6 +331,51 @@ pub(crate) fn parse_duration_ms(text: &str) -> Result<u64, String> {
     Ok(total)
 }
 
+/// Parses a size in bytes: `4096`, `4096B`, `16KiB`, `1MiB`, `2GiB`, or in powers of ten
+/// `16KB`, `1MB`, `2GB`; a space may stand between the number and the unit. At most 2 GiB, so
+/// that the budget fits a `usize` on every target.
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
+    const HELP: &str = "write the output budget as a number of bytes with an optional unit: \
+                        `4096`, `16KiB`, `1MiB` (or `16KB`, `1MB`)";
+    const MAX: u64 = 2 << 30;
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(format!("the output budget is empty; {HELP}"));
+    }
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    if digits == 0 {
+        return Err(format!("cannot read the output budget `{text}`; {HELP}"));
+    }
+    let too_large = || format!("the output budget `{text}` is larger than 2GiB, the largest one");
+    let number: u64 = text[..digits].parse().map_err(|_| too_large())?;
+    let scale: u64 = match text[digits..].trim_start() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "KB" | "kB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in the output budget `{text}`; {HELP}"
+            ));
+        }
+    };
+    let bytes = number.checked_mul(scale).ok_or_else(too_large)?;
+    if bytes == 0 {
+        return Err(format!(
+            "the output budget must be larger than zero; {HELP}, or leave `max_output` out for the agent's budget"
+        ));
+    }
+    if bytes > MAX {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 /// The text of the `#[doc]` attributes, with the one leading space of `///` removed; `None`
 /// when there are none or they are blank.
 pub(crate) fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
@@ -358,6 +419,23 @@ mod tests {
         assert!(parse_duration_ms("5 parsecs").is_err());
         assert!(parse_duration_ms("0s").is_err());
         assert!(parse_duration_ms("s").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("4096B"), Ok(4096));
+        assert_eq!(parse_size("16KiB"), Ok(16 * 1024));
+        assert_eq!(parse_size("16 KiB"), Ok(16 * 1024));
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size("2MB"), Ok(2_000_000));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert!(parse_size("3GiB").is_err());
+        assert!(parse_size("0KiB").is_err());
+        assert!(parse_size("16kib").is_err());
+        assert!(parse_size("KiB").is_err());
+        assert!(parse_size("").is_err());
+        assert!(parse_size("99999999999999999999999").is_err());
     }
 
     #[test]

@@ -309,6 +309,14 @@ pub(crate) fn tool_impl(
             }
         }
     });
+    let max_output = options.max_output.map(|bytes| {
+        let bytes = proc_macro2::Literal::u64_unsuffixed(bytes);
+        quote! {
+            fn max_output(&self) -> ::core::option::Option<::core::primitive::usize> {
+                ::core::option::Option::Some(#bytes)
+            }
+        }
+    });
     // A sync tool runs when it is called and returns a ready future: no state machine to
     // build and poll. An async one runs when its future is polled.
     let run = |body: TokenStream| {
@@ -425,6 +433,8 @@ pub(crate) fn tool_impl(
             }
 
             #timeout
+
+            #max_output
 
             #untrusted
 

@@ -13,8 +13,8 @@ use super::{AgentEvent, Inner};
 use crate::error::{EffectOutcome, ToolFailure};
 use crate::model::ToolCall;
 use crate::tool::{
-    AsValue, CallArguments, CallScope, Forward, Invocation, LogLevel, Observer, drive,
-    execute_span, into_text, invoke, record_failure, unknown_tool,
+    AsValue, CallArguments, CallSpan, Forward, Invocation, LogLevel, Observer, drive, into_text,
+    invoke,
 };
 
 /// How one call ended.
@@ -58,20 +58,14 @@ pub(super) async fn execute(
     cancellable: bool,
     events: Option<&mut Sender<AgentEvent>>,
 ) -> Executed {
-    let span = execute_span(&call.name, &call.id);
-    if inner.record_content && !span.is_disabled() {
-        span.record(
-            "gen_ai.tool.call.arguments",
-            tracing::field::display(&call.arguments),
-        );
+    let span = CallSpan::new(&call.name, &call.id);
+    if inner.record_content {
+        span.record_arguments(&call.arguments);
     }
     let start = tokio::time::Instant::now();
     let outcome = match (refused, inner.tools.get(&call.name)) {
         (Some(refusal), _) => Err(refusal),
-        (None, None) => {
-            let available: Vec<&str> = inner.definitions.iter().map(|d| d.name.as_str()).collect();
-            Err(unknown_tool(&call.name, &call.id, &available))
-        }
+        (None, None) => Err(inner.tools.unknown(&call.name, &call.id)),
         (None, Some((name, tool))) => {
             // Arguments that arrived as text are decoded straight from it (text that is not
             // JSON is an argument error, which `call_text` returns).
@@ -86,21 +80,21 @@ pub(super) async fn execute(
                 logs: events.is_some().then_some(LogLevel::Debug),
             };
             let (observer, updates) = Observer::new(&span, forward).unzip();
-            let scope = CallScope {
-                call_id: &call.id,
-                tool_name: name,
-                parent: token,
-                observer,
-            };
             let invocation = Invocation {
                 tool,
+                tool_name: name,
+                call_id: &call.id,
                 start,
                 arguments,
                 limit: inner.failure_options.timeout,
-                include_error_message: inner.failure_options.include_error_message,
+                parent: token,
                 cancellable,
+                observer,
+                include_error_message: inner.failure_options.include_error_message,
+                #[cfg(feature = "mcp")]
+                client: None,
             };
-            let run = invoke::<AsValue>(invocation, scope).instrument(span.clone());
+            let run = invoke::<AsValue>(invocation).instrument(span.clone());
             match events {
                 Some(events) => {
                     drive(run, updates.flatten(), &mut ToolEvents { events, call }).await
@@ -113,11 +107,11 @@ pub(super) async fn execute(
     let elapsed = start.elapsed();
     match &outcome {
         Ok(content) => {
-            if inner.record_content && !span.is_disabled() {
-                span.record("gen_ai.tool.call.result", content.as_str());
+            if inner.record_content {
+                span.record_result(content);
             }
         }
-        Err(failure) => record_failure(&span, failure, inner.record_content),
+        Err(failure) => span.record_failure(failure, inner.record_content),
     }
     Executed { outcome, elapsed }
 }

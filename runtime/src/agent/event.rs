@@ -74,8 +74,15 @@ pub enum AgentEvent {
         tool: String,
         /// The call's id.
         call_id: String,
-        /// What the model is shown.
+        /// The whole output, as the tool returned it, as text: a string output as it is, any
+        /// other as compact JSON.
         output: String,
+        /// What the model is shown instead, when it is not `output`: the output cut to its
+        /// budget (see [`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output)),
+        /// and an untrusted tool's output in its fence
+        /// ([`AgentBuilder::fence_untrusted_output`](crate::AgentBuilder::fence_untrusted_output)).
+        /// `None` when the model is shown `output` as it is.
+        shown_to_model: Option<String>,
         /// How long it ran.
         elapsed: std::time::Duration,
     },

@@ -7,13 +7,14 @@
 //! | `builder.rs` | [`AgentBuilder`] |
 //! | `call_limit.rs` | the most tool calls one response may ask for (`max_calls_per_turn`) |
 //! | `policy.rs` | [`ToolFailureMode`], [`ToolFailureOptions`] |
-//! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`] |
+//! | `result.rs` | [`AgentResult`], [`AgentError`], [`StopReason`], [`RunOptions`], [`WholeOutput`] |
 //! | `event.rs` | [`AgentEvent`] |
 //! | `run.rs` | the loop: one model turn after another |
 //! | `call_ids.rs` | the calls of one model response under distinct ids |
 //! | `turn.rs` | the tool calls of one turn, run concurrently and recorded in call order |
 //! | `call.rs` | one tool call as the loop runs it, and how far each call of a turn got |
 //! | `record.rs` | what a run gathers for the caller, and the result made from it |
+//! | `fence.rs` | the fence around untrusted output, and the run's boundary |
 //! | `gates.rs` | what a call is checked against before it runs: prerequisites, taint rules |
 //! | `approval.rs` | calls a person must approve, and the calls a run waits on: [`PendingCall`] |
 //! | `decision.rs` | the caller's answers: [`Decision`], [`Verdict`], [`Decisions`], and what is wrong with them |
@@ -44,6 +45,7 @@ mod call_limit;
 mod decision;
 mod digest;
 mod event;
+pub(crate) mod fence;
 pub(crate) mod gates;
 mod ledger;
 mod policy;
@@ -67,7 +69,7 @@ pub use digest::{CallDigest, NotADigest};
 pub use event::AgentEvent;
 pub use ledger::Effect;
 pub use policy::{ToolFailureMode, ToolFailureOptions};
-pub use result::{AgentError, AgentResult, RunOptions, StopReason};
+pub use result::{AgentError, AgentResult, RunOptions, StopReason, WholeOutput};
 pub use state::{CallRecord, ResumeError, RunState};
 pub use stats::ToolStats;
 pub use steps::{ModelStep, StepError, StepExecutor, ToolStep};
@@ -116,11 +118,15 @@ pub(crate) struct Inner {
     pub(crate) max_parallel_tools: usize,
     /// The most calls one response may ask for.
     pub(crate) max_calls_per_turn: usize,
+    /// The output budget of a tool that sets none.
+    pub(crate) max_tool_output: usize,
     /// Prerequisites and taint rules.
     pub(crate) rules: gates::Rules,
     /// The calls a person must approve.
     pub(crate) approvals: approval::ApprovalRules,
     pub(crate) record_content: bool,
+    /// Whether the output of tools whose output is untrusted is fenced.
+    pub(crate) fence_untrusted_output: bool,
     /// How a turn whose stream broke off is retried; `None`: it is not.
     pub(crate) turn_retry: Option<crate::model::RetryPolicy>,
 }

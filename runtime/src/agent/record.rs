@@ -1,12 +1,13 @@
 //! What a run gathers for the caller — the transcript and the trajectory's turns, usage, the
-//! failures, the ledger, the taint record and the counts — and the one place an
+//! failures, the ledger, the taint record, the counts and the fence's boundary — and the one place an
 //! [`AgentResult`] is made from it.
 
+use super::fence::Fence;
 use super::gates::Taint;
 use super::ledger::Ledger;
 use super::state::RunState;
 use super::stats::Stats;
-use super::{AgentResult, StopReason};
+use super::{AgentResult, StopReason, WholeOutput};
 use crate::error::ToolFailure;
 use crate::model::{ModelRequest, Trajectory, TrajectoryTurn, Usage};
 use crate::tool::ToolDefinition;
@@ -20,9 +21,13 @@ pub(super) struct Record {
     pub(super) turns: Vec<TrajectoryTurn>,
     pub(super) usage: Usage,
     pub(super) failures: Vec<ToolFailure>,
+    /// The whole outputs the model was shown less of.
+    pub(super) whole_outputs: Vec<WholeOutput>,
     pub(super) ledger: Ledger,
     pub(super) taint: Taint,
     pub(super) stats: Stats,
+    /// The fence around untrusted output, and the run's boundary once drawn.
+    pub(super) fence: Fence,
 }
 
 impl Record {
@@ -48,12 +53,14 @@ impl Record {
             definitions.to_vec(),
             self.request.messages.clone(),
             self.turns,
-        );
+        )
+        .fenced_with(self.fence.boundary().map(str::to_owned));
         AgentResult {
             output: output.unwrap_or_default(),
             answered,
             messages: self.request.messages,
             tool_failures: self.failures,
+            whole_outputs: self.whole_outputs,
             usage: self.usage,
             turns,
             stop_reason,

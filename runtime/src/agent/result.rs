@@ -19,6 +19,9 @@ pub struct RunOptions {
     pub(crate) cancellation: Option<CancellationToken>,
     pub(crate) history: Vec<Message>,
     pub(crate) checkpoint: Option<Checkpoint>,
+    /// The boundary to fence untrusted output with, when the executor must keep it the same in
+    /// every attempt of the run (a durable one's).
+    pub(crate) fence_boundary: Option<String>,
 }
 
 /// Where a run hands its state at every step.
@@ -123,6 +126,19 @@ pub struct AgentResult {
     /// error message was shown (`include_error_message`), of this run or in the history it
     /// was given. Empty when the run is not tainted.
     pub tainted_by: Vec<String>,
+    /// The whole output of each successful call the model was shown otherwise, in call order:
+    /// its output was past its budget (see
+    /// [`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output)), or untrusted
+    /// and shown in its fence
+    /// ([`AgentBuilder::fence_untrusted_output`](crate::AgentBuilder::fence_untrusted_output)).
+    /// Every other
+    /// successful call's output is its result in `messages`, as it is;
+    /// [`tool_output`](Self::tool_output) finds either.
+    ///
+    /// A [`RunState`] keeps what the model saw, not these: a run resumed from one holds the
+    /// whole outputs of the calls it recorded itself (the earlier ones were on the result and
+    /// the events of the run that made them).
+    pub whole_outputs: Vec<WholeOutput>,
     /// Calls, failures and timeouts per tool.
     pub tool_stats: BTreeMap<String, ToolStats>,
     /// The calls the run waits on before it can go on, in call order: calls awaiting approval
@@ -135,6 +151,40 @@ pub struct AgentResult {
     /// model call; `None` when the run ended (it completed, hit a limit, or a tool failure
     /// ended it).
     pub state: Option<RunState>,
+}
+
+impl AgentResult {
+    /// The whole output of the successful call `call_id` of this run, as text: from
+    /// [`whole_outputs`](Self::whole_outputs) when the model was shown it otherwise, otherwise
+    /// its result in [`messages`](Self::messages). `None` for a call that failed or is not in
+    /// this result.
+    pub fn tool_output(&self, call_id: &str) -> Option<&str> {
+        if let Some(whole) = self.whole_outputs.iter().find(|w| w.call_id == call_id) {
+            return Some(&whole.output);
+        }
+        self.messages
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                Message::Tool(result) if result.call_id == call_id && !result.is_error => {
+                    Some(result.content.as_str())
+                }
+                _ => None,
+            })
+    }
+}
+
+/// The whole output of a successful call whose result the model was shown otherwise: cut to
+/// its budget, or in the fence of untrusted output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WholeOutput {
+    /// The tool.
+    pub tool: String,
+    /// The call's id.
+    pub call_id: String,
+    /// The whole output, as text: a string output as it is, any other as compact JSON.
+    pub output: String,
 }
 
 /// A run that did not finish. Each variant keeps what the run had gathered.

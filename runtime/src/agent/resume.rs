@@ -10,6 +10,7 @@ use tracing::Instrument;
 use super::approval::{NotApproved, NotRunAgain};
 use super::call::Executed;
 use super::decision::{Decision, Decisions, Verdict};
+use super::fence::Fence;
 use super::gates::{Gates, Taint};
 use super::ledger::Ledger;
 use super::record::Record;
@@ -71,6 +72,7 @@ impl<'e> Run<'e> {
             repeats,
             final_turn,
             open_turn,
+            fence_boundary,
         } = *state.0;
         // A last turn offers no tools; its note is in the transcript already.
         let tools = if final_turn.is_some() {
@@ -88,9 +90,15 @@ impl<'e> Run<'e> {
                 turns,
                 usage,
                 failures: failures.into_iter().map(|f| f.restore()).collect(),
+                whole_outputs: Vec::new(),
                 ledger: Ledger(effects),
                 taint: Taint { tainted_by },
                 stats: Stats(tool_stats),
+                fence: Fence::new(
+                    fence_boundary
+                        .or(options.fence_boundary)
+                        .or_else(|| inner.model.fence_boundary()),
+                ),
             },
             inner,
             events: None,

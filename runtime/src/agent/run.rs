@@ -11,6 +11,7 @@ use tracing::Instrument;
 
 use super::call_ids;
 use super::call_limit;
+use super::fence::Fence;
 use super::gates::{Gates, Taint};
 use super::record::Record;
 use super::repeats::Repeats;
@@ -72,9 +73,16 @@ pub(super) async fn run(
             turns: Vec::new(),
             usage: Default::default(),
             failures: Vec::new(),
+            whole_outputs: Vec::new(),
             ledger: Default::default(),
             taint,
             stats: Default::default(),
+            // A durable executor's boundary, or a replayed recording's.
+            fence: Fence::new(
+                options
+                    .fence_boundary
+                    .or_else(|| inner.model.fence_boundary()),
+            ),
         },
         inner,
         events,

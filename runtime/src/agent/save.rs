@@ -24,6 +24,7 @@ impl Run<'_> {
             repeats: self.repeats.records(),
             final_turn: self.final_turn,
             open_turn: open,
+            fence_boundary: record.fence.boundary().map(str::to_owned),
         }))
     }
 

@@ -1,6 +1,7 @@
 //! [`RunState`]: everything a stopped run needs to go on, in another task or another process —
-//! the transcript, the ledger, the taint record, the counts, the guards' state and the calls
-//! of a turn that did not finish — and never more than the model saw of a failure.
+//! the transcript, the ledger, the taint record, the counts, the guards' state, the calls of a
+//! turn that did not finish and the boundary untrusted output is fenced with — and never more
+//! than the model saw of a failure.
 //!
 //! A state keeps each failed call as the model saw it (its text, kind and flags): the full
 //! error stays with the result it was reported on (and the `execute_tool` span), so a state
@@ -99,6 +100,8 @@ pub(super) struct State {
     pub(super) final_turn: Option<StopReason>,
     /// The calls of the last model response, when they are not all recorded.
     pub(super) open_turn: Vec<OpenCall>,
+    /// The boundary the run fences untrusted output with, once it has fenced one.
+    pub(super) fence_boundary: Option<String>,
 }
 
 impl RunState {
@@ -212,6 +215,8 @@ struct Versioned {
     final_turn: Option<StopReason>,
     #[serde(default)]
     open_turn: Vec<OpenCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fence_boundary: Option<String>,
 }
 
 impl TryFrom<Versioned> for RunState {
@@ -238,6 +243,7 @@ impl TryFrom<Versioned> for RunState {
             repeats: v.repeats,
             final_turn: v.final_turn,
             open_turn: v.open_turn,
+            fence_boundary: v.fence_boundary,
         })))
     }
 }
@@ -259,6 +265,7 @@ impl From<RunState> for Versioned {
             repeats: s.repeats,
             final_turn: s.final_turn,
             open_turn: s.open_turn,
+            fence_boundary: s.fence_boundary,
         }
     }
 }

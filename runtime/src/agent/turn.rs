@@ -10,10 +10,11 @@ use futures::{SinkExt, StreamExt};
 use super::call::{CallStage, Executed, execute};
 use super::run::Run;
 use super::state::{CallStatus, OpenCall};
-use super::{AgentError, AgentEvent, ToolFailureMode};
+use super::{AgentError, AgentEvent, ToolFailureMode, WholeOutput};
 use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
+use crate::tool::{Tool, bounded_view};
 
 fn set_progress(slot: &Mutex<CallStage>, progress: CallStage) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
@@ -183,13 +184,36 @@ impl Run<'_> {
                 if untrusted {
                     self.record.taint.add(&call.id);
                 }
+                // Past its budget, the model is shown the output's head and tail, and an
+                // untrusted output in its fence (`fence.rs`); the caller keeps the whole output.
+                let budget = tool
+                    .and_then(Tool::max_output)
+                    .unwrap_or(self.inner.max_tool_output);
+                let cut = bounded_view(&content, budget);
+                let shown = if untrusted && self.inner.fence_untrusted_output {
+                    Some(self.record.fence.fence(cut.as_deref().unwrap_or(&content)))
+                } else {
+                    cut
+                };
                 self.emit(AgentEvent::ToolSucceeded {
                     tool: call.name.clone(),
                     call_id: call.id.clone(),
                     output: content.clone(),
+                    shown_to_model: shown.clone(),
                     elapsed: executed.elapsed,
                 })
                 .await;
+                let content = match shown {
+                    None => content,
+                    Some(shown) => {
+                        self.record.whole_outputs.push(WholeOutput {
+                            tool: call.name.clone(),
+                            call_id: call.id.clone(),
+                            output: content,
+                        });
+                        shown
+                    }
+                };
                 self.record.request.messages.push(Message::Tool(ToolResult {
                     call_id: call.id,
                     name: call.name,

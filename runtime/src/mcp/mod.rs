@@ -76,12 +76,12 @@
 //!
 //! | what happened | the model sees | the caller gets |
 //! |---|---|---|
-//! | success | the text content (images, audio and binary resources described, never their bytes), or the `structuredContent` as JSON | the output |
+//! | success | the text content (images, audio and binary resources described, never their bytes), or the `structuredContent` as JSON, up to the output budget (its start and end around a notice past it) | the whole output |
 //! | arguments that do not match the input schema, checked before the call | `Invalid arguments for tool 'NAME': PATH: CONSTRAINT` | an `ArgumentError`; the server is not called |
 //! | the tool reports an error (`isError`) | `Tool 'NAME' failed with McpToolError` (or the client's `failure_kind`) | an `McpToolError` with the server's text |
 //! | the same, with the client's `include_error_message` | `... failed with McpToolError: TEXT`, bounded | the same |
 //! | a JSON-RPC error | `Tool 'NAME' failed with McpProtocolError` | `McpCallError::Protocol` with the server's message |
-//! | an answer that cannot be read (not JSON, nested too deep, over 16 MiB) | `Tool 'NAME' failed with McpUnreadableAnswer` | `McpCallError::Unreadable`, at once; the effect is unknown |
+//! | an answer that cannot be read (not JSON, nested too deep, over the client's `max_message_size`, 64 MiB by default) | `Tool 'NAME' failed with McpUnreadableAnswer` | `McpCallError::Unreadable`, at once; the effect is unknown |
 //! | the server's process exited or the connection was lost | `Tool 'NAME' failed with McpDisconnected` | `McpCallError::Disconnected` (with the exit status); the effect is unknown |
 //! | no answer within the client's `timeout` (60s unless set) | `Tool 'NAME' timed out after 1m and was stopped; ...` | kind `timeout`; the server is sent `notifications/cancelled` |
 //! | neither an answer nor progress within the client's `idle_timeout` (when set) | `Tool 'NAME' failed with McpTimeout` | `McpCallError::Silent`; the server is sent `notifications/cancelled` |
@@ -114,4 +114,5 @@ pub use client::oauth;
 #[cfg(feature = "mcp-client")]
 pub use client::{McpCallError, McpClient, McpClientBuilder, McpClientError, McpToolError};
 pub use rmcp;
+pub use server::{ApprovalRefused, AskError, Elicited, RefusalReason};
 pub use server::{McpServer, McpServerBuilder, ServeError};

@@ -121,6 +121,19 @@ pub trait Model: Send + Sync + 'static {
     fn retry_policy(&self) -> Option<RetryPolicy> {
         None
     }
+
+    /// The boundary a run on this model must fence untrusted output with
+    /// ([`AgentBuilder::fence_untrusted_output`](crate::AgentBuilder::fence_untrusted_output)),
+    /// when it must use a given one. Default: `None`, and each run draws a random one when it
+    /// first fences an output.
+    ///
+    /// [`ReplayModel`] returns the boundary of the run it replays
+    /// ([`Trajectory::fence_boundary`]), so that the replayed requests are the recorded ones
+    /// byte for byte; a model that wraps a `ReplayModel` should pass it on. A boundary is
+    /// 32 lowercase hex digits; anything else is ignored, and the run draws its own.
+    fn fence_boundary(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -145,6 +158,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     fn retry_policy(&self) -> Option<RetryPolicy> {
         (**self).retry_policy()
     }
+
+    fn fence_boundary(&self) -> Option<String> {
+        (**self).fence_boundary()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -168,6 +185,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn retry_policy(&self) -> Option<RetryPolicy> {
         (**self).retry_policy()
+    }
+
+    fn fence_boundary(&self) -> Option<String> {
+        (**self).fence_boundary()
     }
 }
 

@@ -8,6 +8,9 @@ use super::{Model, ModelError, ModelRequest, ModelResponse, Trajectory};
 
 /// A model that replays a recorded [`Trajectory`]: it serves the recorded responses in order
 /// and fails with a clear [`ModelError`] when a request diverges from the recording.
+///
+/// A run that replays it fences untrusted output with the recording's boundary
+/// ([`Trajectory::fence_boundary`]), so a recorded run with untrusted output replays too.
 #[derive(Clone, Debug)]
 pub struct ReplayModel {
     inner: Arc<ReplayInner>,
@@ -72,5 +75,9 @@ impl Model for ReplayModel {
             }
         };
         Box::pin(std::future::ready(result))
+    }
+
+    fn fence_boundary(&self) -> Option<String> {
+        self.inner.trajectory.fence_boundary().map(str::to_owned)
     }
 }

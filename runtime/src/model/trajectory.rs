@@ -34,6 +34,9 @@ pub struct Trajectory {
     tools: Vec<ToolDefinition>,
     messages: Vec<Message>,
     turns: Vec<TrajectoryTurn>,
+    /// The boundary the run fenced untrusted output with, when it fenced any or was given one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fence_boundary: Option<String>,
 }
 
 /// One model call of a trajectory.
@@ -59,7 +62,24 @@ impl Trajectory {
             tools,
             messages,
             turns,
+            fence_boundary: None,
         }
+    }
+
+    /// The trajectory of a run that fenced untrusted output with `boundary`.
+    pub(crate) fn fenced_with(mut self, boundary: Option<String>) -> Self {
+        self.fence_boundary = boundary;
+        self
+    }
+
+    /// The boundary the run fenced untrusted output with
+    /// ([`AgentBuilder::fence_untrusted_output`](crate::AgentBuilder::fence_untrusted_output)),
+    /// when it fenced any or was given one: 32 hex digits drawn at random for the run. A
+    /// [`ReplayModel`](super::ReplayModel) hands it to the run that replays the trajectory
+    /// ([`Model::fence_boundary`](super::Model::fence_boundary)), so that the replayed requests
+    /// are the recorded ones byte for byte.
+    pub fn fence_boundary(&self) -> Option<&str> {
+        self.fence_boundary.as_deref()
     }
 
     /// How many model calls were recorded.

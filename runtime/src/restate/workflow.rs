@@ -8,6 +8,7 @@ use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::Journal;
+use crate::agent::fence::derived_boundary;
 use crate::agent::{
     Agent, AgentError, AgentResult, Decisions, Effect, PendingCall, ResumeError, RunOptions,
     StopReason, ToolStats,
@@ -54,7 +55,7 @@ impl Journal<'_, '_> {
         input: impl Into<String>,
     ) -> Result<AgentResult, HandlerError> {
         let mut ran = agent
-            .run_on(input, RunOptions::default(), self)
+            .run_on(input, self.run_options(), self)
             .await
             .map_err(ResumeError::Run);
         let mut round = 0;
@@ -86,8 +87,19 @@ impl Journal<'_, '_> {
             let Json(decisions) = self.ctx.promise::<Json<Decisions>>(&key).await?;
             self.ctx.clear(AWAITING);
             ran = agent
-                .resume_on(state, decisions, RunOptions::default(), self)
+                .resume_on(state, decisions, self.run_options(), self)
                 .await;
+        }
+    }
+
+    /// The options of a run on this journal. The boundary the run fences untrusted output with
+    /// is derived from the invocation's id, so it is the same in every attempt and a replayed
+    /// attempt shows the model the bytes the first one did; the id is Restate's, random, and
+    /// never in what a tool reads.
+    fn run_options(&self) -> RunOptions {
+        RunOptions {
+            fence_boundary: Some(derived_boundary(self.ctx.invocation_id())),
+            ..RunOptions::default()
         }
     }
 }

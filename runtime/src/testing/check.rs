@@ -372,6 +372,13 @@ impl LeakReport {
             }
         }
         self.model_channel("trajectory", to_json(&result.trajectory));
+        // An output past its budget: the model was shown its head and tail only.
+        for whole in &result.whole_outputs {
+            if whole.output.contains(&self.canary) {
+                self.caller
+                    .push(format!("whole_outputs ({})", whole.call_id));
+            }
+        }
         for (i, request) in model.requests().iter().enumerate() {
             self.model_channel(format!("model request {}", i + 1), format!("{request:?}"));
         }

@@ -68,6 +68,10 @@ struct Shared {
     token: OnceLock<CancellationToken>,
     /// Who watches the call; `None` when nobody does.
     observer: Option<Arc<Observer>>,
+    /// The MCP client that made the call, whose user or model the tool may ask
+    /// (`mcp/server/ask.rs`).
+    #[cfg(feature = "mcp")]
+    client: Option<rmcp::service::Peer<rmcp::service::RoleServer>>,
 }
 
 impl Clone for ToolContext {
@@ -86,6 +90,8 @@ impl ToolContext {
             parent: None,
             token: OnceLock::new(),
             observer: None,
+            #[cfg(feature = "mcp")]
+            client: None,
         }))
     }
 
@@ -103,6 +109,8 @@ impl ToolContext {
             parent: Some(parent),
             token: OnceLock::new(),
             observer,
+            #[cfg(feature = "mcp")]
+            client: None,
         }))
     }
 
@@ -140,6 +148,8 @@ impl ToolContext {
             parent: None,
             token: OnceLock::from(token),
             observer,
+            #[cfg(feature = "mcp")]
+            client: self.client().cloned(),
         }))
     }
 
@@ -215,33 +225,30 @@ impl ToolContext {
         self.get().and_then(|shared| shared.observer.as_deref())
     }
 
+    /// This context, of a call the MCP client `client` made. A context just made is changed
+    /// in place; one already shared is left as it is.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn with_client(
+        mut self,
+        client: Option<&rmcp::service::Peer<rmcp::service::RoleServer>>,
+    ) -> Self {
+        if let Some(client) = client
+            && let Some(shared) = self.shared.get_mut().and_then(Arc::get_mut)
+        {
+            shared.client = Some(client.clone());
+        }
+        self
+    }
+
+    /// The MCP client that made the call, when one did.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn client(&self) -> Option<&rmcp::service::Peer<rmcp::service::RoleServer>> {
+        self.get().and_then(|shared| shared.client.as_ref())
+    }
+
     /// Tells the tool the call was abandoned (it timed out, or its run ended while it ran).
     pub(crate) fn abandon(&self) {
         self.cancellation().cancel();
-    }
-}
-
-/// Who a call is and who may stop or watch it, as its caller knows: the call's id, its tool's
-/// name as the tool set holds it, the caller's token (the run's or the request's) and who
-/// watches its reports. The tool's [`ToolContext`] is made from it only for a tool that
-/// [reads one](super::Tool::reads_context); any other is called with an empty context.
-pub(crate) struct CallScope<'a> {
-    pub(crate) call_id: &'a str,
-    pub(crate) tool_name: &'a Arc<str>,
-    /// The token whose child the tool's is.
-    pub(crate) parent: &'a CancellationToken,
-    pub(crate) observer: Option<Arc<Observer>>,
-}
-
-impl CallScope<'_> {
-    /// The context of a tool that reads it.
-    pub(crate) fn context(self) -> ToolContext {
-        ToolContext::child_of(
-            self.call_id,
-            self.tool_name,
-            self.parent.clone(),
-            self.observer,
-        )
     }
 }
 

@@ -1,9 +1,10 @@
 //! Running one call of a tool: the arguments, the time limit (the shorter of the caller's and
 //! the tool's own), the cancellation token the tool sees, panics — in the tool, in its
 //! future's `Drop`, in its error values — and the one [`ToolFailure`] every way of failing
-//! becomes. [`invoke`] is the one entry point, for the agent loop and the MCP server alike, so
-//! both apply the same rules. A call starts in place, on its caller's first poll (the MCP
-//! server takes that poll itself, [`Invoke::first_poll`]); one that has to wait goes on boxed,
+//! becomes. An [`Invocation`] is the one way a call runs, for the agent loop and the MCP server
+//! alike, so both apply the same rules. A call starts in place, on its caller's first poll
+//! ([`Invocation::first_poll`]: the agent awaits [`invoke`]'s future, whose first poll it is;
+//! the MCP server takes that poll itself); one that has to wait goes on boxed,
 //! under its time limit; a sync tool a limit or a cancellation can stop runs on the blocking
 //! pool (`blocking.rs`).
 //!
@@ -23,15 +24,16 @@ use futures::FutureExt;
 use futures::future::{BoxFuture, CatchUnwind};
 use serde_json::Value;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::blocking::{Blocked, run_blocking};
 use super::contain::{Contained, drop_contained, payload_message};
-use super::context::CallScope;
 use super::errors::{ToolPanicked, ToolTimedOut};
-use super::in_place::{FirstPoll, InPlace};
 use super::output::Encoding;
+use super::progress::Observer;
 use super::{Tool, ToolContext, ToolFuture};
 use crate::error::{EffectOutcome, ToolError, ToolFailure, kinds};
+use crate::in_place::{FirstPoll, InPlace};
 use crate::render;
 
 /// The arguments of a call: what the tool is called with, and whether a failure's record keeps
@@ -63,12 +65,18 @@ impl<'a> CallArguments<'a> {
     }
 }
 
-/// One call to run; what it borrows, a running call holds on to. Who the call is and who may
-/// stop or watch it is the caller's [`CallScope`], given beside it to [`invoke`]:
-/// the tool's context is made from it when the tool reads one.
-pub(crate) struct Invocation<'a> {
+/// One call to run, as its caller describes it: what the running call borrows for as long as
+/// it runs (`'a`: the tool, the arguments) and who the call is and who may stop or watch it
+/// (`'c`: the caller's, only until the first poll). The tool's [`ToolContext`] is made from
+/// the latter only for a tool that [reads one](super::Tool::reads_context); any other is
+/// called with an empty context.
+pub(crate) struct Invocation<'a, 'c> {
     /// The tool.
     pub(crate) tool: &'a Arc<dyn Tool>,
+    /// The name as the tool set holds it.
+    pub(crate) tool_name: &'c Arc<str>,
+    /// The call's id.
+    pub(crate) call_id: &'c str,
     /// When the call started, on the runtime's clock: a call stopped at its limit reports the
     /// limit as its elapsed time, also when the clock is paused in tests.
     pub(crate) start: Instant,
@@ -76,55 +84,59 @@ pub(crate) struct Invocation<'a> {
     pub(crate) arguments: CallArguments<'a>,
     /// The caller's time limit for any call; the tool's own applies when it is shorter.
     pub(crate) limit: Option<Duration>,
+    /// The caller's token (the run's or the request's), whose child the tool's is.
+    pub(crate) parent: &'c CancellationToken,
+    /// Whether someone can cancel `parent`: a sync tool then runs on the blocking pool, so
+    /// that the cancellation does not wait for it.
+    pub(crate) cancellable: bool,
+    /// Who watches the call's reports, if anyone.
+    pub(crate) observer: Option<Arc<Observer>>,
     /// Show the model a failure's message after its kind.
     pub(crate) include_error_message: bool,
-    /// Whether someone can cancel the context's parent token (the caller's run or request
-    /// token): a sync tool then runs on the blocking pool, so that the cancellation does not
-    /// wait for it.
-    pub(crate) cancellable: bool,
+    /// The MCP client that made the call, when one did: the tool's context can ask it.
+    #[cfg(feature = "mcp")]
+    pub(crate) client: Option<&'c rmcp::service::Peer<rmcp::service::RoleServer>>,
 }
 
-/// Runs `invocation` in the caller's `scope`. Never panics; never returns early because
-/// the context's parent token was cancelled (the caller selects on it, and may drop this future
-/// at any point: the tool's future is then dropped, a panic in its `Drop` contained).
+/// Runs `invocation`: the future the agent loop awaits. Never panics; never returns early
+/// because the context's parent token was cancelled (the caller selects on it, and may drop
+/// this future at any point: the tool's future is then dropped, a panic in its `Drop`
+/// contained).
 ///
 /// The output is made as `E` says: `invoke::<AsValue>` for a `Value`, `invoke::<AsText>`
 /// for text.
 ///
-/// The returned future is small: its first poll calls the tool and polls the tool's future
-/// once, in place, so a call that is done then (a sync tool, or an async one that never waits)
-/// finishes with no state machine around it. A call that has to wait goes on in a boxed
-/// future that holds the time limit and the contained tool future.
-pub(crate) fn invoke<'a, 'c, E: Encoding>(
-    invocation: Invocation<'a>,
-    scope: CallScope<'c>,
-) -> Invoke<'a, 'c, E> {
-    Invoke(InPlace::Start((invocation, scope)))
+/// The returned future is small: its first poll is [`Invocation::first_poll`], which calls
+/// the tool and polls the tool's future once, in place, so a call that is done then (a sync
+/// tool, or an async one that never waits) finishes with no state machine around it. A call
+/// that has to wait goes on in a boxed future that holds the time limit and the contained
+/// tool future.
+pub(crate) fn invoke<'a, 'c, E: Encoding>(invocation: Invocation<'a, 'c>) -> Invoke<'a, 'c, E> {
+    Invoke(InPlace::Start(invocation))
 }
 
 /// The future [`invoke`] returns.
 pub(crate) struct Invoke<'a, 'c, E: Encoding>(
-    InPlace<'a, (Invocation<'a>, CallScope<'c>), Outcome<E::Output>>,
+    InPlace<'a, Invocation<'a, 'c>, CallOutcome<E::Output>>,
 );
 
-impl<'a, E: Encoding> Invoke<'a, '_, E> {
-    /// Polls the call for the first time, where it lies, and hands over what it did: the
-    /// outcome of a call done then, or the rest of the call, boxed, which no longer borrows
-    /// the caller's scope — for a caller that answers a call done at once without a future of
-    /// its own around it (the MCP server).
-    #[cfg(feature = "mcp")]
+impl<'a> Invocation<'a, '_> {
+    /// Starts the call and polls it for the first time with `task`, its output made as `E`
+    /// says: the first poll of [`invoke`]'s future, for a caller that polls the call in place
+    /// itself (the MCP server). It hands over the outcome of a call done then, or the rest of
+    /// the call, boxed, which no longer borrows the caller's scope.
     #[inline(always)]
-    pub(crate) fn first_poll(self, task: &mut Context<'_>) -> FirstPoll<'a, Outcome<E::Output>> {
-        let InPlace::Start((invocation, scope)) = self.0 else {
-            unreachable!("an invocation is polled first by first_poll")
-        };
-        start::<E>(invocation, scope, task)
+    pub(crate) fn first_poll<E: Encoding>(
+        self,
+        task: &mut Context<'_>,
+    ) -> FirstPoll<'a, CallOutcome<E::Output>> {
+        start::<E>(self, task)
     }
 }
 
 /// A call's outcome, its failure boxed as it is passed on: most calls succeed, and a
 /// `ToolFailure` is ten times the size of most outputs.
-type Outcome<T> = Result<T, Box<ToolFailure>>;
+pub(crate) type CallOutcome<T> = Result<T, Box<ToolFailure>>;
 
 /// What a call's failure needs of the call, kept until it ends. The tool's name and the
 /// call's id are the caller's while the call runs in place, copies once the call goes on
@@ -148,9 +160,7 @@ impl<E: Encoding> Future for Invoke<'_, '_, E> {
         let outcome = self
             .get_mut()
             .0
-            .poll_with(task, |(invocation, scope), task| {
-                start::<E>(invocation, scope, task)
-            });
+            .poll_with(task, |invocation, task| invocation.first_poll::<E>(task));
         match outcome {
             Poll::Ready(outcome) => Poll::Ready(outcome.map_err(|failure| *failure)),
             Poll::Pending => Poll::Pending,
@@ -159,27 +169,32 @@ impl<E: Encoding> Future for Invoke<'_, '_, E> {
 }
 
 /// A call [`start`] started: done when first polled, or still running.
-type Started<'a, T> = FirstPoll<'a, Outcome<T>>;
+type Started<'a, T> = FirstPoll<'a, CallOutcome<T>>;
 
 /// Starts the call: the time limit (the shorter of the caller's and the tool's), the tool
-/// called with its context (made from `scope` for a tool that reads one, empty for any
-/// other) and its future polled once with `task`, under `catch_unwind`: what [`invoke`]'s
+/// called with its context (made from the invocation for a tool that reads one, empty for
+/// any other) and its future polled once with `task`, under `catch_unwind`: what [`invoke`]'s
 /// future does when first polled. A call done then is
 /// answered without the record a failure or a running call needs; only a call that goes on
 /// has its future wrapped to contain what it does later.
 #[inline(always)]
 fn start<'a, E: Encoding>(
-    invocation: Invocation<'a>,
-    scope: CallScope<'_>,
+    invocation: Invocation<'a, '_>,
     task: &mut Context<'_>,
 ) -> Started<'a, E::Output> {
     let Invocation {
         tool,
+        tool_name,
+        call_id,
         start,
         arguments,
         limit,
-        include_error_message,
+        parent,
         cancellable,
+        observer,
+        include_error_message,
+        #[cfg(feature = "mcp")]
+        client,
     } = invocation;
     let limit = match (limit, tool.timeout()) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -189,8 +204,12 @@ fn start<'a, E: Encoding>(
         && (limit.is_some() || cancellable)
         && tokio::runtime::Handle::try_current().is_ok();
     let (given, record) = arguments.split();
-    let (call_id, tool_name) = (scope.call_id, scope.tool_name);
-    let cx = tool.reads_context().then(|| scope.context());
+    let cx = tool.reads_context().then(|| {
+        let cx = ToolContext::child_of(call_id, tool_name, parent.clone(), observer);
+        #[cfg(feature = "mcp")]
+        let cx = cx.with_client(client);
+        cx
+    });
     // What a failure needs of the call, made only when the call fails or goes on.
     let call = move |cx, record| Call {
         include_error_message,
@@ -244,7 +263,7 @@ fn run_blocking_call<'a, E: Encoding>(
     given: Given<'_>,
     call: Call<'a, '_>,
     limit: Option<Duration>,
-) -> BoxFuture<'a, Outcome<E::Output>> {
+) -> BoxFuture<'a, CallOutcome<E::Output>> {
     let call = call.owned();
     let (given, cx) = (given.into_owned(), call.tool_cx());
     // A sync tool's future is ready when `call` returns; `block_on` takes its result (and
@@ -289,7 +308,7 @@ impl<'a> Call<'a, '_> {
 
     /// The outcome of a call that ended as `ran`: the output, or the one [`ToolFailure`].
     #[inline]
-    fn conclude<T>(self, ran: Ran<T>) -> Outcome<T> {
+    fn conclude<T>(self, ran: Ran<T>) -> CallOutcome<T> {
         ran.map_err(|ending| self.failed(ending))
     }
 

@@ -10,7 +10,6 @@
 //! | `context.rs` | [`ToolContext`] |
 //! | `progress.rs` | a running call's progress and log lines, and who watches them |
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
-//! | `in_place.rs` | the state of a future whose first poll does its work in place, boxed only when it has to wait |
 //! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it: its arguments checked, decoded, its body run |
 //! | `args.rs` | what `#[tool]`'s code decodes its arguments with: the decoders, the visitor's parts |
 //! | `params.rs` | a tool's parameters as a tuple of their types, decoded and described by name, written once per number of parameters |
@@ -18,6 +17,7 @@
 //! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
 //! | `text.rs` | decoding them straight from JSON text |
 //! | `nesting.rs` | the arguments' one nesting limit, and the walks that keep it |
+//! | `budget.rs` | the model's view of a successful output past its budget: its head and tail around a notice |
 //! | `output.rs` | splitting what a tool returned by its type; encoding its output as JSON or text, and the one rule for an output as text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `set.rs` | checking and indexing a set of tools ([`BuildError`]): a schema whose constraints cannot be compiled is refused there |
@@ -25,11 +25,11 @@
 //! | `pattern.rs` | the `pattern` keyword it checks, and the bounds on the work of a check |
 //! | `constraints.rs` | which schemas carry a constraint their Rust types do not enforce |
 //! | `checked.rs` | a tool whose arguments are normalised to its own schema before it runs |
-//! | `invoke.rs` | `invoke`, the one entry point of a call, for the agent and the MCP server: time limit, cancellation, panics |
+//! | `invoke.rs` | `Invocation`, the one way a call runs, for the agent (`invoke`'s future) and the MCP server (its first poll in place): time limit, cancellation, panics |
 //! | `blocking.rs` | work on the blocking pool: a sync tool's call, a costly check |
 //! | `contain.rs` | keeping a tool's panics out of its caller: `Drop`, dropped values, panic messages |
 //! | `errors.rs` | the errors a call fails with around the tool: [`UnknownTool`](crate::failures::UnknownTool), [`ToolTimedOut`](crate::failures::ToolTimedOut), [`ToolPanicked`](crate::failures::ToolPanicked) |
-//! | `span.rs` | the `execute_tool` span |
+//! | `span.rs` | `CallSpan`, the `execute_tool` span and what is recorded on it |
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +37,7 @@ use std::time::Duration;
 mod args;
 mod blocking;
 mod body;
+mod budget;
 mod checked;
 mod constraints;
 mod contain;
@@ -44,7 +45,6 @@ mod context;
 mod definition;
 pub(crate) mod errors;
 mod future;
-mod in_place;
 mod invoke;
 mod nesting;
 mod no_result;
@@ -60,7 +60,6 @@ mod text;
 mod validate;
 mod value;
 
-pub(crate) use context::CallScope;
 pub use context::ToolContext;
 pub use definition::{ToolAnnotations, ToolDefinition};
 pub use future::ToolFuture;
@@ -68,13 +67,14 @@ pub use progress::LogLevel;
 pub use schema::ParametersSchema;
 pub use validate::{ArgumentValidator, ValidatorError};
 
+pub use budget::DEFAULT_MAX_OUTPUT;
+pub(crate) use budget::bounded_view;
 pub(crate) use contain::drop_contained;
-pub(crate) use errors::unknown_tool;
 #[cfg(feature = "mcp")]
-pub(crate) use in_place::{FirstPoll, InPlace};
+pub(crate) use invoke::CallOutcome;
 pub(crate) use invoke::{CallArguments, Invocation, invoke};
 #[cfg(feature = "mcp")]
-pub(crate) use output::{AsText, Encoding};
+pub(crate) use output::AsText;
 pub(crate) use output::{AsValue, into_text, text_of};
 pub(crate) use pattern::bounded as bounded_patterns;
 #[cfg(feature = "mcp")]
@@ -84,7 +84,7 @@ pub(crate) use progress::moves_on;
 pub(crate) use progress::{Deliver, Forward, Observer, ToolUpdate, drive};
 pub use set::BuildError;
 pub(crate) use set::ToolSet;
-pub(crate) use span::{execute_span, record_failure};
+pub(crate) use span::CallSpan;
 
 /// The traits compile errors name; re-exported by `crate::rules`.
 pub(crate) mod rules {
@@ -184,6 +184,19 @@ pub trait Tool: Send + Sync + 'static {
     ///
     /// The agent applies the shorter of this and its own configured timeout.
     fn timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The tool's own output budget (`#[tool(max_output = "16KiB")]`), in bytes, if it has
+    /// one.
+    ///
+    /// An agent shows the model at most this much of a successful output (its start and its
+    /// end, with a notice of how much was left out between them); the caller gets the whole
+    /// output. A tool without one gets the agent's
+    /// ([`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output), 64 KiB unless
+    /// set). An MCP server sends outputs whole unless it is given a budget of its own
+    /// (`McpServerBuilder::max_output`), which this one then replaces for the tool.
+    fn max_output(&self) -> Option<usize> {
         None
     }
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::checked::Checked;
 use super::validate::ArgumentValidator;
 use super::{Tool, ToolDefinition};
+use crate::error::ToolFailure;
 use crate::model::{SchemaDialect, SchemaError};
 
 /// Why [`AgentBuilder::build`](crate::AgentBuilder::build) or `McpServerBuilder::build`
@@ -89,12 +90,14 @@ pub enum BuildError {
         /// The tool's name.
         name: String,
     },
-    /// A tool served over MCP needs a person's approval before each call, and the server was
-    /// not told that the client asks for it (`McpServerBuilder::trust_client_approval`).
+    /// A tool served over MCP needs a person's approval before each call, and the server
+    /// neither asks the client's user (`McpServerBuilder::elicit_approval`) nor was told that
+    /// the client asks (`McpServerBuilder::trust_client_approval`).
     #[error(
-        "tool `{name}` needs a person's approval before each call, which an MCP server cannot \
-         ask for: serve it only to clients that confirm each call with their user and say so \
-         with `.trust_client_approval(true)`, or run it in an `Agent`, which stops for approval"
+        "tool `{name}` needs a person's approval before each call: have the server ask the \
+         client's user with `.elicit_approval(wait)`, serve it only to clients that confirm \
+         each call with their user and say so with `.trust_client_approval(true)`, or run it \
+         in an `Agent`, which stops for approval"
     )]
     NeedsApproval {
         /// The tool's name.
@@ -204,6 +207,14 @@ impl ToolSet {
             *self.index.get(name)?
         };
         Some((i, &self.names[i], &self.tools[i]))
+    }
+
+    /// The failure of a call `call_id` of `name`, which no tool here is named: the model is
+    /// shown the names it can call.
+    #[cold]
+    pub(crate) fn unknown(&self, name: &str, call_id: &str) -> ToolFailure {
+        let available: Vec<&str> = self.names().collect();
+        super::errors::unknown_tool(name, call_id, &available)
     }
 
     /// Whether a tool is named `name`.

@@ -1,6 +1,9 @@
 //! The `execute_tool` span of one call (OpenTelemetry GenAI names), and what is recorded on
-//! it. The span is the caller's: a failure's full message goes on it — except that, unless the
-//! caller opted in to recording content, nothing on it holds a value the model sent.
+//! it: its fields are named here only. The span is the caller's: a failure's full message goes
+//! on it — except that, unless the caller opted in to recording content, nothing on it holds a
+//! value the model sent.
+
+use std::ops::Deref;
 
 use tracing::Span;
 use tracing::field::Empty;
@@ -8,10 +11,60 @@ use tracing::field::Empty;
 use crate::error::ToolFailure;
 use crate::render;
 
-/// The span of the call `call_id` of `tool` (the name as the model sent it, cut to length).
-///
-/// The name is cut only when the span is enabled: the macro evaluates its fields then only.
-pub(crate) fn execute_span(tool: &str, call_id: &str) -> Span {
+/// The `execute_tool` span of one call; it derefs to the [`Span`] to enter, instrument a
+/// future with or parent an event.
+pub(crate) struct CallSpan(Span);
+
+impl Deref for CallSpan {
+    type Target = Span;
+
+    fn deref(&self) -> &Span {
+        &self.0
+    }
+}
+
+impl CallSpan {
+    /// The span of the call `call_id` of `tool` (the name as the model sent it, cut to
+    /// length).
+    ///
+    /// The name is cut only when the span is enabled: the macro evaluates its fields then
+    /// only.
+    pub(crate) fn new(tool: &str, call_id: &str) -> Self {
+        Self(execute_span(tool, call_id))
+    }
+
+    /// Records the arguments the model sent: only for a caller that opted in to recording
+    /// content.
+    pub(crate) fn record_arguments(&self, arguments: impl std::fmt::Display) {
+        if !self.0.is_disabled() {
+            self.0.record(
+                "gen_ai.tool.call.arguments",
+                tracing::field::display(arguments),
+            );
+        }
+    }
+
+    /// Records the output shown to the model: only for a caller that opted in to recording
+    /// content.
+    pub(crate) fn record_result(&self, result: &str) {
+        if !self.0.is_disabled() {
+            self.0.record("gen_ai.tool.call.result", result);
+        }
+    }
+
+    /// Records that the call's caller cancelled it.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn record_cancelled(&self) {
+        self.0.record("reticent.tool.cancelled", true);
+    }
+
+    /// Records a failure ([`record_failure`]).
+    pub(crate) fn record_failure(&self, failure: &ToolFailure, record_content: bool) {
+        record_failure(&self.0, failure, record_content);
+    }
+}
+
+fn execute_span(tool: &str, call_id: &str) -> Span {
     tracing::info_span!(
         "execute_tool",
         otel.name = format!("execute_tool {}", render::name(tool)),
@@ -32,7 +85,7 @@ pub(crate) fn execute_span(tool: &str, call_id: &str) -> Span {
 /// Records a failure. `record_content`: whether the caller opted in to recording arguments
 /// and results; without it an argument error's message, which echoes what the model sent, is
 /// replaced by where the mistake is.
-pub(crate) fn record_failure(span: &Span, failure: &ToolFailure, record_content: bool) {
+fn record_failure(span: &Span, failure: &ToolFailure, record_content: bool) {
     if span.is_disabled() {
         return;
     }

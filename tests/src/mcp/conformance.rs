@@ -12,12 +12,17 @@
 //! error to reach the client, so `test_error_handling` fails with a [`Failure`] its author
 //! opted in to show ([`Failure::show_message`]). Every other failure of these tools follows
 //! the default rule (the client is told the kind only).
+//!
+//! The elicitation and sampling scenarios' tools ask the client through
+//! [`ToolContext::elicit`] and [`ToolContext::sample`], each wait bounded by [`ASK_WAIT`].
+#![allow(deprecated)] // sampling is deprecated by the 2026-07-28 protocol (SEP-2577), still in use.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use reticent::mcp::McpServer;
+use reticent::mcp::rmcp::model::{CreateMessageRequestParams, ElicitationSchema, SamplingMessage};
+use reticent::mcp::{AskError, Elicited, McpServer};
 use reticent::{
     Failure, Tool, ToolContext, ToolDefinition, ToolError,
     tool::{LogLevel, ToolFuture},
@@ -80,6 +85,146 @@ fn json_schema_2020_12_tool(name: Option<String>, address: Option<Value>) -> Str
         .and_then(Value::as_str)
         .unwrap_or_default();
     format!("{} {city}", name.unwrap_or_default())
+}
+
+/// How long a tool waits for the client to answer a question.
+pub const ASK_WAIT: Duration = Duration::from_secs(20);
+
+/// The form `schema` (a JSON Schema object) describes.
+fn form(schema: Value) -> ElicitationSchema {
+    let Value::Object(schema) = schema else {
+        panic!("a form's schema is an object")
+    };
+    ElicitationSchema::from_json_schema(schema).expect("the scenario's form is a valid form")
+}
+
+/// What the user answered, as the scenarios' tools say it.
+fn answered(elicited: Elicited) -> String {
+    match elicited {
+        Elicited::Accepted(content) => format!("action=accept, content={content}"),
+        Elicited::Declined => "action=decline, content={}".to_owned(),
+        Elicited::Cancelled => "action=cancel, content={}".to_owned(),
+        // A later answer this version does not know.
+        _ => "action=unknown".to_owned(),
+    }
+}
+
+/// Asks the client's user for a username and an email, with the message given.
+#[reticent::tool(read_only)]
+async fn test_elicitation(
+    /// The message to show the user.
+    message: String,
+    cx: &ToolContext,
+) -> Result<String, AskError> {
+    let form = form(json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    }));
+    let elicited = cx.elicit(message, form, ASK_WAIT).await?;
+    Ok(format!("User response: {}", answered(elicited)))
+}
+
+/// Asks the client's user with a form whose fields of every primitive type have defaults.
+#[reticent::tool(read_only)]
+async fn test_elicitation_sep1034_defaults(cx: &ToolContext) -> Result<String, AskError> {
+    let form = form(json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {
+                "type": "string",
+                "description": "User status",
+                "enum": ["active", "inactive", "pending"],
+                "default": "active"
+            },
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        }
+    }));
+    let elicited = cx
+        .elicit(
+            "Please review and update the form fields with defaults",
+            form,
+            ASK_WAIT,
+        )
+        .await?;
+    Ok(format!("Elicitation completed: {}", answered(elicited)))
+}
+
+/// Asks the client's user with a form of every kind of enum field.
+#[reticent::tool(read_only)]
+async fn test_elicitation_sep1330_enums(cx: &ToolContext) -> Result<String, AskError> {
+    let form = form(json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {
+                "type": "string",
+                "description": "Choose an option",
+                "enum": ["option1", "option2", "option3"]
+            },
+            "titledSingle": {
+                "type": "string",
+                "description": "Choose a titled option",
+                "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}
+                ]
+            },
+            "legacyEnum": {
+                "type": "string",
+                "description": "Choose a legacy option",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]
+            },
+            "untitledMulti": {
+                "type": "array",
+                "description": "Choose multiple options",
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+            },
+            "titledMulti": {
+                "type": "array",
+                "description": "Choose multiple titled options",
+                "items": {
+                    "anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"}
+                    ]
+                }
+            }
+        }
+    }));
+    let elicited = cx
+        .elicit("Please select options from the enum fields", form, ASK_WAIT)
+        .await?;
+    Ok(format!("Elicitation completed: {}", answered(elicited)))
+}
+
+/// Asks the client's model to complete the prompt given.
+#[reticent::tool(read_only)]
+async fn test_sampling(
+    /// The prompt to send to the model.
+    prompt: String,
+    cx: &ToolContext,
+) -> Result<String, AskError> {
+    let request = CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 100);
+    let result = cx.sample(request, ASK_WAIT).await?;
+    let content = serde_json::to_value(&result.message.content).unwrap_or_default();
+    let first = match &content {
+        Value::Array(blocks) => blocks.first().unwrap_or(&Value::Null),
+        block => block,
+    };
+    let text = first
+        .get("text")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    Ok(format!("LLM response: {text}"))
 }
 
 /// The input schema the `json-schema-2020-12` scenario expects `tools/list` to keep as it is:
@@ -149,6 +294,10 @@ pub fn server() -> McpServer {
         .tool(TestToolWithLogging)
         .tool(TestToolWithProgress)
         .tool(TestErrorHandling)
+        .tool(TestElicitation)
+        .tool(TestElicitationSep1034Defaults)
+        .tool(TestElicitationSep1330Enums)
+        .tool(TestSampling)
         .tool(WithSchema::new(
             JsonSchema202012Tool,
             "Tool with JSON Schema 2020-12 features",

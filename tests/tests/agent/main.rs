@@ -1,6 +1,6 @@
 //! The agent loop on a scripted model: failure modes and limits, faults, cancellation,
 //! timeouts, parallel calls, prerequisites, approvals and the calls they are bound to, resuming,
-//! the stream, telemetry and the trajectory, and what the loop does after a failure (fatal
+//! the stream, telemetry and the trajectory, the fence around untrusted output, and what the loop does after a failure (fatal
 //! failures, retry hints, the effects ledger, per-tool counts, taint).
 //!
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
@@ -19,6 +19,7 @@ mod cancellation;
 mod contain_faults;
 mod failure_modes;
 mod faults;
+mod fence;
 mod limits;
 mod parallel;
 mod prerequisites;

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 mod agent_canary;
+mod budget;
 mod kit;
 mod mcp_canary;
 mod property;

@@ -20,7 +20,7 @@ use reticent_tests::mcp::python::{python, workspace};
 use reticent_tests::mcp::{
     assert_model_never_saw, call_tool, find_tool, process_ended, run_agent, wait_until_ended,
 };
-use reticent_tests::transcript::shown_texts;
+use reticent_tests::transcript::{shown_texts, shown_unfenced};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -120,7 +120,7 @@ async fn run_with_failing_tools(client: &McpClient) {
     let (result, model) = run_agent(responses, tools, |b| b.max_consecutive_failures(10)).await;
     assert_eq!(result.stop_reason, StopReason::Completed);
     assert_eq!(
-        shown_texts(&result.messages),
+        shown_unfenced(&result.messages),
         [
             // `add` returns an int: the SDK sends `{"result": 5}` as its structured content.
             r#"{"result":5}"#,
@@ -129,6 +129,8 @@ async fn run_with_failing_tools(client: &McpClient) {
             "Tool 'upstream' failed with McpProtocolError",
         ]
     );
+    // A remote tool's output is untrusted unless the client says otherwise: it is fenced.
+    assert!(shown_texts(&result.messages)[0].starts_with("<untrusted_output boundary=\""));
     assert_model_never_saw(CANARY, &result, &model);
 
     let failures = &result.tool_failures;
@@ -303,7 +305,7 @@ async fn arguments_are_checked_against_the_schema_before_the_call() {
     let (result, _) = run_agent(responses, tools.clone(), |b| b).await;
     // The path and the constraint, in full: the model's own mistake.
     assert_eq!(
-        shown_texts(&result.messages),
+        shown_unfenced(&result.messages),
         [
             "Invalid arguments for tool 'add': \"b\" is a required property; \
              argument `a`: \"two\" is not of type \"integer\"",

@@ -13,7 +13,7 @@ use reticent::{
     failures::EffectOutcome,
 };
 use reticent_tests::mcp::{Failures, assert_model_never_saw, call_tool, find_tool, run_agent};
-use reticent_tests::transcript::shown_texts;
+use reticent_tests::transcript::{shown_texts, shown_unfenced};
 use serde_json::json;
 use tokio::net::TcpListener;
 
@@ -151,7 +151,7 @@ async fn a_reticent_server_over_http_follows_the_same_rules() {
     ];
     let (result, model) = run_agent(responses, tools, |b| b.max_consecutive_failures(10)).await;
     assert_eq!(
-        shown_texts(&result.messages),
+        shown_unfenced(&result.messages),
         [
             // `add` has an output schema: its structured content, `{"result": 5}`, is shown.
             r#"{"result":5}"#,

@@ -373,10 +373,20 @@ async fn the_model_is_shown_the_kind_of_an_unreadable_answer_and_never_its_text(
     assert_model_never_saw("Traceback", &result, &model);
 }
 
+/// A patient client that reads messages of at most 16 MiB.
+async fn limited(misbehaviour: Misbehaviour, over: Over) -> (McpClient, Option<HostileHttp>) {
+    connect(misbehaviour, over, |b| {
+        b.timeout(PATIENT)
+            .list_timeout(PATIENT)
+            .max_message_size(16 * 1024 * 1024)
+    })
+    .await
+}
+
 #[tokio::test]
 async fn an_answer_over_16_mib_fails_at_once() {
     for over in EVERY_WAY {
-        let (client, _server) = patient(Misbehaviour::HugeList, over).await;
+        let (client, _server) = limited(Misbehaviour::HugeList, over).await;
         let error = list_error(&client).await;
         let text = chain(&error);
         match over {
@@ -387,7 +397,7 @@ async fn an_answer_over_16_mib_fails_at_once() {
                 );
                 assert!(
                     text.contains(
-                        "the server wrote a line longer than 16 MiB, the limit of one message, \
+                        "the server wrote a line longer than 16777216 bytes, the limit of one message, \
                          while this request was the only one waiting"
                     ),
                     "{text}"
@@ -414,7 +424,7 @@ async fn an_answer_over_16_mib_fails_at_once() {
         }
     }
     for over in EVERY_WAY {
-        let (client, _server) = patient(Misbehaviour::HugeCall, over).await;
+        let (client, _server) = limited(Misbehaviour::HugeCall, over).await;
         let tools = list(&client).await.unwrap();
         let tool = find_tool(&tools, "echo");
         let error = echo(&tool, "hi").await.unwrap_err();
@@ -424,7 +434,7 @@ async fn an_answer_over_16_mib_fails_at_once() {
             Over::Stdio => {
                 assert!(matches!(call, McpCallError::Unreadable { .. }), "{text}");
                 assert!(
-                    text.contains("the server wrote a line longer than 16 MiB"),
+                    text.contains("the server wrote a line longer than 16777216 bytes"),
                     "{text}"
                 );
             }

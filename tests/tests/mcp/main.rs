@@ -6,6 +6,8 @@
 //! One test binary, a module per concern. The support code is the `reticent_tests` library.
 #![forbid(unsafe_code)]
 
+mod approval;
+mod client_budget;
 mod client_oauth;
 mod client_progress;
 mod client_python;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::ServiceExt;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::RoleClient;
 use rmcp::transport::IntoTransport;
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
@@ -41,6 +41,11 @@ const DEFAULT_LIST_TIMEOUT: Duration = Duration::from_secs(30);
 /// request timeout.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The longest message read from a server unless configured otherwise: room for a 20 MB
+/// result sent twice, as text and as `structuredContent` (as the MCP Python SDK sends a tool's
+/// string), with its JSON escapes, so that the caller gets it whole.
+const DEFAULT_MAX_MESSAGE_SIZE: usize = 64 * 1024 * 1024;
+
 /// Builds an [`McpClient`]: the settings for one server's tools, then how to reach it
 /// ([`stdio`](Self::stdio), [`http`](Self::http), [`connect`](Self::connect)). Start with
 /// [`McpClient::builder`].
@@ -59,6 +64,8 @@ pub struct McpClientBuilder {
     connect_timeout: Duration,
     log_level: Option<LogLevel>,
     oauth: Option<OAuth>,
+    max_output: Option<usize>,
+    max_message_size: usize,
 }
 
 impl McpClientBuilder {
@@ -76,6 +83,8 @@ impl McpClientBuilder {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             log_level: None,
             oauth: None,
+            max_output: None,
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
         }
     }
 
@@ -191,6 +200,32 @@ impl McpClientBuilder {
         self
     }
 
+    /// The output budget of the server's tools, in bytes: the most of a successful result an
+    /// agent shows the model, as `#[tool(max_output = ..)]` is for a local tool (see
+    /// [`Tool::max_output`](crate::Tool::max_output)). Default: none of its own, so the
+    /// agent's [`max_tool_output`](crate::AgentBuilder::max_tool_output) applies (64 KiB
+    /// unless set). The caller gets the whole result either way.
+    pub fn max_output(mut self, bytes: usize) -> Self {
+        self.max_output = Some(bytes);
+        self
+    }
+
+    /// The longest message read from the server, in bytes: a longer one is refused as it is
+    /// read, never held whole, and the call it answers fails with
+    /// [`McpCallError::Unreadable`](super::McpCallError::Unreadable) (stdio, or a JSON body
+    /// over HTTP) or [`McpCallError::Disconnected`](super::McpCallError::Disconnected) (an
+    /// event of an HTTP response stream). Default 64 MiB: a 20 MB result reaches the caller
+    /// whole (and the model as its budget allows), also when the server sends it twice (as
+    /// text and as `structuredContent`, as the MCP Python SDK does), and a 100 MB one is
+    /// refused.
+    ///
+    /// It bounds what [`stdio`](Self::stdio) and [`http`](Self::http) read; a transport
+    /// given to [`connect`](Self::connect) reads with its own limits.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
     /// Starts the server as a child process and talks to it over its stdin and stdout.
     ///
     /// The process is killed when the client is dropped, whether or not it would exit on
@@ -198,8 +233,8 @@ impl McpClientBuilder {
     /// Its stderr is left as `command` has it (inherited unless set).
     ///
     /// Its stdout must carry nothing but MCP messages, one a line, as MCP requires. A line
-    /// that is not one (or is longer than 16 MiB) cannot be tied to a request, so it fails
-    /// every call waiting at that moment with
+    /// that is not one (or is longer than [`max_message_size`](Self::max_message_size)) cannot
+    /// be tied to a request, so it fails every call waiting at that moment with
     /// [`McpCallError::Unreadable`](super::McpCallError::Unreadable); before the handshake is
     /// done, such a line is skipped.
     pub async fn stdio(
@@ -230,8 +265,9 @@ impl McpClientBuilder {
             )));
         };
         let marker = Marker::new();
+        let max_line = self.max_message_size;
         self.start(
-            StdioTransport::new(stdout, stdin, marker),
+            StdioTransport::new(stdout, stdin, marker, max_line),
             marker,
             program,
             Some(process),
@@ -265,9 +301,10 @@ impl McpClientBuilder {
     /// (rmcp's own default retries without end, so a server that went away would leave
     /// them waiting).
     ///
-    /// An answer that cannot be read (not JSON, or a JSON body over 16 MiB) fails its call
-    /// with [`McpCallError::Unreadable`](super::McpCallError::Unreadable); a stream event
-    /// over 16 MiB ends the answer's stream, and the call with
+    /// An answer that cannot be read (not JSON, or a JSON body over
+    /// [`max_message_size`](Self::max_message_size)) fails its call with
+    /// [`McpCallError::Unreadable`](super::McpCallError::Unreadable); a stream event over it
+    /// ends the answer's stream, and the call with
     /// [`McpCallError::Disconnected`](super::McpCallError::Disconnected).
     pub async fn http(mut self, url: impl Into<String>) -> Result<McpClient, McpClientError> {
         let url: String = url.into();
@@ -302,7 +339,10 @@ impl McpClientBuilder {
         reconnect.max_times = Some(3);
         reconnect.base_duration = Duration::from_millis(250);
         reconnect.max_delay = Some(Duration::from_secs(2));
-        let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url)
+            .custom_headers(headers)
+            .max_json_response_size(self.max_message_size)
+            .max_sse_event_size(self.max_message_size);
         config.retry_config = Arc::new(reconnect);
         let marker = Marker::new();
         match self.oauth.take() {
@@ -353,10 +393,14 @@ impl McpClientBuilder {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        // The handshake is `initialize`, so the version offered is the newest that has one:
+        // from 2026-07-28 on, the lifecycle moved into each request's `_meta` and a server
+        // answering `initialize` can never name it.
         let info = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("reticent", env!("CARGO_PKG_VERSION")),
-        );
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
         let initialize = |source| McpClientError::Initialize {
             server: self.name.clone().unwrap_or_else(|| fallback_name.clone()),
             source,
@@ -396,6 +440,7 @@ impl McpClientBuilder {
             trusted_output: self.trusted_output,
             timeout: self.timeout,
             idle_timeout: self.idle_timeout,
+            max_output: self.max_output,
             routes,
             closed: CancellationToken::new(),
             process: process.as_ref().map(Arc::downgrade),
@@ -433,6 +478,8 @@ impl fmt::Debug for McpClientBuilder {
             .field("list_timeout", &self.list_timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("oauth", &self.oauth)
+            .field("max_output", &self.max_output)
+            .field("max_message_size", &self.max_message_size)
             .finish()
     }
 }

@@ -69,7 +69,8 @@ pub enum McpClientError {
         timeout: Duration,
     },
     /// The server's answer to `tools/list` could not be read: it is not JSON, is nested
-    /// deeper than the parser goes (128 levels), or is larger than 16 MiB.
+    /// deeper than the parser goes (128 levels), or is larger than the client's
+    /// `max_message_size` (64 MiB unless set).
     #[error("the MCP server `{server}` answered tools/list with something that cannot be read")]
     ListToolsUnreadable {
         /// The server.
@@ -236,9 +237,9 @@ pub enum McpCallError {
         source: ServiceError,
     },
     /// The server's answer could not be read: it is not JSON, is nested deeper than the
-    /// parser goes (128 levels), is larger than 16 MiB, or (over HTTP) is a response that is
-    /// neither a JSON-RPC message nor a stream of them. Whether the call took effect is
-    /// unknown.
+    /// parser goes (128 levels), is larger than the client's `max_message_size`, or (over
+    /// HTTP) is a response that is neither a JSON-RPC message nor a stream of them. Whether
+    /// the call took effect is unknown.
     ///
     /// Over stdio, a line that is not a JSON-RPC message names no request, so it fails every
     /// call waiting at that moment (MCP allows a server nothing else on its stdout).

@@ -4,13 +4,14 @@
 //!
 //! - a response stream event that does not decode (rmcp skips it and goes on waiting) is
 //!   replaced with an error answer for the request;
-//! - a response rmcp refuses — a JSON body that does not decode or is over 16 MiB, a body
-//!   that is neither JSON nor a stream — fails the request with an error answer too, rather
-//!   than as a transport error that would read as a lost connection.
+//! - a response rmcp refuses — a JSON body that does not decode or is over the client's
+//!   `max_message_size`, a body that is neither JSON nor a stream — fails the request with an
+//!   error answer too, rather than as a transport error that would read as a lost connection.
 //!
-//! An event over 16 MiB ends rmcp's reading of the stream, and rmcp then fails the request
-//! as disconnected at once; streams that are not a request's own (the session's, a resumed
-//! one) are left to rmcp and to the client's timeouts.
+//! An event over `max_message_size` ends rmcp's reading of the stream, and rmcp then fails
+//! the request as disconnected at once; streams that are not a request's own (the session's,
+//! a resumed one) are left to rmcp and to the client's timeouts. rmcp's client reads a JSON
+//! body and an event up to the limit and no further, so neither is held whole past it.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -40,6 +40,8 @@ pub(super) struct Connection {
     pub(super) timeout: Duration,
     /// How long a call may go without an answer or progress, when that is bounded too.
     pub(super) idle_timeout: Option<Duration>,
+    /// The output budget of the client's tools: [`Tool::max_output`].
+    pub(super) max_output: Option<usize>,
     /// Where the server's progress and log lines go.
     pub(super) routes: Arc<Routes>,
     /// Cancelled when the client is closed or dropped.
@@ -333,6 +335,10 @@ impl Tool for RemoteTool {
 
     fn untrusted_output(&self) -> bool {
         !self.connection.trusted_output
+    }
+
+    fn max_output(&self) -> Option<usize> {
+        self.connection.max_output
     }
 }
 

@@ -1,7 +1,8 @@
 //! The transport to a server started as a child process: JSON-RPC messages, one a line, on
 //! its stdin and stdout. Writing is rmcp's; reading is done here, so that a line rmcp would
-//! skip (not JSON, nested deeper than the parser's limit, longer than 16 MiB) fails the
-//! requests that wait for an answer instead of leaving them waiting.
+//! skip (not JSON, nested deeper than the parser's limit) fails the requests that wait for an
+//! answer instead of leaving them waiting, and so that a line longer than the client's
+//! `max_message_size` is dropped as it is read, never held whole, and fails them too.
 //!
 //! Such a line carries no id anyone can trust. A line that is JSON and names a waiting
 //! request's id fails that request; any other fails every request waiting at that moment,
@@ -23,9 +24,6 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
 use super::unreadable::Marker;
 
-/// The longest line read as a message, as rmcp's own limit (its HTTP client's too).
-pub(super) const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
-
 /// A UTF-8 byte order mark, which JSON parsers may skip (RFC 8259 §8.1), as rmcp does.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -46,9 +44,10 @@ where
     R: AsyncRead + Send + Unpin,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    pub(super) fn new(read: R, write: W, marker: Marker) -> Self {
+    /// The transport reading lines of at most `max_line` bytes.
+    pub(super) fn new(read: R, write: W, marker: Marker, max_line: usize) -> Self {
         Self {
-            lines: Lines::new(read, MAX_LINE),
+            lines: Lines::new(read, max_line),
             write: AsyncRwTransport::new(tokio::io::empty(), write),
             waiting: HashSet::new(),
             made: VecDeque::new(),
@@ -162,8 +161,8 @@ where
                 Read::Line => {}
                 Read::TooLong => {
                     self.fail_waiting(&format!(
-                        "the server wrote a line longer than {} MiB, the limit of one message",
-                        MAX_LINE / (1024 * 1024)
+                        "the server wrote a line longer than {} bytes, the limit of one message",
+                        self.lines.max
                     ));
                     continue;
                 }

@@ -1,6 +1,6 @@
 //! Answers the client cannot read. rmcp skips a message it cannot decode (not JSON, nested
-//! deeper than the parser's limit, over its 16 MiB limit), so the request it answered would
-//! wait for ever. The client's transports (`stdio.rs`, `http.rs`) notice such a message and
+//! deeper than the parser's limit, over the client's `max_message_size`), so the request it
+//! answered would wait for ever. The client's transports (`stdio.rs`, `http.rs`) notice such a message and
 //! answer the requests it may have been meant for themselves, with an error marked by a
 //! number the server never sees, so that the client can tell it from any error the server
 //! sends and report it as [`McpCallError::Unreadable`](super::McpCallError::Unreadable).

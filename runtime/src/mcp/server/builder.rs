@@ -1,5 +1,6 @@
 //! [`McpServerBuilder`]: the tools, the disclosure and time limits, who approves the calls of a
-//! tool that needs a person's approval, the server's identity and the failure hooks.
+//! tool that needs a person's approval (the client's user, asked by the server, or the client
+//! trusted to ask), the server's identity and the failure hooks.
 
 use std::fmt;
 use std::sync::Arc;
@@ -17,10 +18,12 @@ pub struct McpServerBuilder {
     timeout: Option<Duration>,
     include_error_message: bool,
     trust_client_approval: bool,
+    approval_wait: Option<Duration>,
     name: String,
     version: String,
     instructions: Option<String>,
     on_failure: Vec<FailureHook>,
+    max_output: Option<usize>,
 }
 
 impl McpServerBuilder {
@@ -30,10 +33,12 @@ impl McpServerBuilder {
             timeout: None,
             include_error_message: false,
             trust_client_approval: false,
+            approval_wait: None,
             name: "reticent".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
             on_failure: Vec::new(),
+            max_output: None,
         }
     }
 
@@ -55,6 +60,20 @@ impl McpServerBuilder {
         self
     }
 
+    /// Cuts each successful result's text to an output budget of `bytes`, as an agent cuts
+    /// what its model is shown: the text's start and its end, with a notice between them of
+    /// how much was left out. A tool's own budget (`#[tool(max_output = ..)]`) replaces
+    /// `bytes` for that tool. Default: results are sent whole, since the client is the
+    /// caller, and its own agent bounds what its model is shown.
+    ///
+    /// A result cut this way is sent without its `structuredContent` (a cut JSON value is
+    /// not one): a client that requires structured content for a tool with an output schema
+    /// refuses it. The `on_failure` hooks are not told: the call succeeded.
+    pub fn max_output(mut self, bytes: usize) -> Self {
+        self.max_output = Some(bytes);
+        self
+    }
+
     /// How long any one call may run; a tool's own `#[tool(timeout = ..)]` applies when it is
     /// shorter. Default: no limit beyond the tool's own.
     pub fn timeout(mut self, timeout: Duration) -> Self {
@@ -73,14 +92,39 @@ impl McpServerBuilder {
     /// Serves tools that need a person's approval before each call (`#[tool(needs_approval)]`,
     /// [`Tool::needs_approval`]), trusting the client to ask its user before it sends each
     /// call, as MCP asks of hosts. Off by default, and then [`build`](Self::build) refuses
-    /// such a tool ([`BuildError::NeedsApproval`]): the server answers `tools/call` at once and
-    /// has no one to ask, so serving it would run every call unasked.
+    /// such a tool ([`BuildError::NeedsApproval`]) unless the server asks the client's user
+    /// itself ([`elicit_approval`](Self::elicit_approval)): otherwise the server answers
+    /// `tools/call` at once and has no one to ask, so serving it would run every call unasked.
     ///
-    /// Say `true` only for clients you know confirm each call with a person. To stop for
-    /// approval on your own side, run the tool in an [`Agent`](crate::Agent), which stops with
+    /// Say `true` only for clients you know confirm each call with a person. With
+    /// `elicit_approval` too, a client that can be asked is asked, and only one that cannot
+    /// is trusted. To stop for approval on your own side, run the tool in an
+    /// [`Agent`](crate::Agent), which stops with
     /// [`StopReason::AwaitingApproval`](crate::StopReason::AwaitingApproval).
     pub fn trust_client_approval(mut self, trust: bool) -> Self {
         self.trust_client_approval = trust;
+        self
+    }
+
+    /// Serves tools that need a person's approval before each call, asking the client's user
+    /// to approve each call before it runs (MCP elicitation), and waiting up to `wait` for the
+    /// answer.
+    ///
+    /// The user is shown the tool, the arguments and their digest
+    /// ([`CallDigest`](crate::agent::CallDigest): SHA-256 of the tool and its arguments in
+    /// canonical JSON), in a form whose one field, `digest`, holds it. The call runs only when
+    /// the client accepts with that digest. A decline, a dismissal, an answer that names
+    /// another digest or none, no answer within `wait`, or a failed request refuses it: it is
+    /// not run, the client's model is told `Tool 'NAME' was not approved`, and the
+    /// [`on_failure`](Self::on_failure) hooks get an
+    /// [`ApprovalRefused`](crate::mcp::ApprovalRefused) that says why (kind `not_approved`).
+    ///
+    /// A client that cannot be asked — it declared no form elicitation, or speaks protocol
+    /// 2026-07-28 or later, which allows the server no requests of its own — has its calls of
+    /// such tools refused, unless [`trust_client_approval`](Self::trust_client_approval) says
+    /// it asks its user itself.
+    pub fn elicit_approval(mut self, wait: Duration) -> Self {
+        self.approval_wait = Some(wait);
         self
     }
 
@@ -116,11 +160,12 @@ impl McpServerBuilder {
     }
 
     /// Checks the tools (valid, unique names and object schemas, for the parameters and for
-    /// any output; no tool that needs approval unless the client is trusted to ask for it) and
-    /// builds the server.
+    /// any output; no tool that needs approval unless the server asks the client's user or
+    /// trusts the client to) and builds the server.
     pub fn build(self) -> Result<McpServer, BuildError> {
         let tools = ToolSet::new(self.tools)?;
         if !self.trust_client_approval
+            && self.approval_wait.is_none()
             && let Some(tool) = tools.iter().find(|tool| tool.needs_approval())
         {
             return Err(BuildError::NeedsApproval {
@@ -153,6 +198,9 @@ impl McpServerBuilder {
             version: self.version,
             instructions: self.instructions,
             on_failure: self.on_failure,
+            approval_wait: self.approval_wait,
+            trust_client_approval: self.trust_client_approval,
+            max_output: self.max_output,
         });
         Ok(McpServer::with_session(&inner, Session::default()))
     }
@@ -172,10 +220,12 @@ impl fmt::Debug for McpServerBuilder {
             .field("timeout", &self.timeout)
             .field("include_error_message", &self.include_error_message)
             .field("trust_client_approval", &self.trust_client_approval)
+            .field("approval_wait", &self.approval_wait)
             .field("name", &self.name)
             .field("version", &self.version)
             .field("instructions", &self.instructions)
             .field("on_failure", &self.on_failure.len())
+            .field("max_output", &self.max_output)
             .finish()
     }
 }

@@ -1,6 +1,5 @@
-//! One `tools/call`, from the request to the client's result: the tool run through
-//! [`invoke`], the entry point the agent loop calls too, polled in place on the request's first
-//! poll; its reports passed on to the client while it runs; the failure reported to the
+//! One `tools/call`, from the request to the client's result: the tool run as an
+//! [`Invocation`], as the agent loop runs it, polled in place on the request's first poll; its reports passed on to the client while it runs; the failure reported to the
 //! operator and the rendered text sent to the client.
 
 use std::borrow::Cow;
@@ -20,13 +19,11 @@ use tracing::Instrument;
 
 use super::McpServer;
 use super::notify::{Watch, watch};
-use super::result::{success, success_text};
+use super::result::{success, success_text, within_budget};
 use crate::error::ToolFailure;
+use crate::in_place::{FirstPoll, InPlace};
 use crate::render;
-use crate::tool::{
-    AsText, AsValue, CallArguments, CallScope, Encoding, FirstPoll, InPlace, Invocation,
-    execute_span, invoke, record_failure, unknown_tool,
-};
+use crate::tool::{AsText, AsValue, CallArguments, CallOutcome, CallSpan, Invocation};
 
 /// One `tools/call` being answered. Its first poll does the call in place: a call that is done
 /// then (an async tool that never waits, nobody watching its reports) is answered with no state
@@ -42,11 +39,11 @@ pub(super) struct CallTool<'s, R> {
 }
 
 /// A `tools/call` request: the tool's name, the arguments and the request's context.
-type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
+pub(super) type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
 
 /// The result the client is sent, or the protocol error for a tool that does not exist (or a
 /// cancelled request, whose reply the transport drops).
-type Answered = Result<CallToolResult, ErrorData>;
+pub(super) type Answered = Result<CallToolResult, ErrorData>;
 
 impl<'s, R> CallTool<'s, R> {
     /// The call of the tool `name`, its result made into `R` with `into`.
@@ -72,9 +69,19 @@ impl<R> Future for CallTool<'_, R> {
         let this = self.get_mut();
         let server = this.server;
         let into = this.into;
+        // The request is lent where it lies: the call takes only its arguments out of it.
         this.stage
-            .poll_with(task, |(name, arguments, context), task| {
-                server.begin(&name, arguments, &context, task)
+            .poll_in_place(task, |(name, arguments, context), task| {
+                // A call a person must approve first waits for the client's user (approval.rs).
+                if server.asks_approval(name) {
+                    let request = (
+                        std::mem::take(name),
+                        std::mem::take(arguments),
+                        context.clone(),
+                    );
+                    return server.approve_then_call(request);
+                }
+                server.begin(name, std::mem::take(arguments), context, task)
             })
             .map_ok(into)
     }
@@ -85,14 +92,16 @@ struct Answer<'s> {
     server: &'s McpServer,
     /// The name as the tool set holds it.
     tool_name: &'s Arc<str>,
-    span: tracing::Span,
+    span: CallSpan,
     start: Instant,
+    /// The output budget, when the server cuts results.
+    budget: Option<usize>,
 }
 
 impl McpServer {
     /// Begins one `tools/call`, polling the tool in place with `task`.
     #[inline(always)]
-    fn begin<'s>(
+    pub(super) fn begin<'s>(
         &'s self,
         name: &str,
         arguments: Value,
@@ -114,12 +123,11 @@ impl McpServer {
             NumberOrString::Number(n) => digits.format(*n),
             NumberOrString::String(s) => s,
         };
-        let span = execute_span(name, call_id);
+        let span = CallSpan::new(name, call_id);
         let start = Instant::now();
 
         let Some((position, tool_name, tool)) = inner.tools.find(name) else {
-            let available: Vec<&str> = self.tool_names().collect();
-            let mut failure = unknown_tool(name, call_id, &available);
+            let mut failure = inner.tools.unknown(name, call_id);
             let text = failure.shown_to_model.clone();
             failure.arguments = arguments;
             failure.elapsed = start.elapsed();
@@ -139,33 +147,40 @@ impl McpServer {
         };
         let invocation = Invocation {
             tool,
+            tool_name,
+            call_id,
             start,
             arguments,
             limit: inner.timeout,
-            include_error_message: inner.include_error_message,
+            parent: token,
             // The client can cancel the request.
             cancellable: true,
+            observer,
+            include_error_message: inner.include_error_message,
+            client: Some(peer),
         };
         let answer = Answer {
             server: self,
             tool_name,
             span,
             start,
-        };
-        let scope = CallScope {
-            call_id,
-            tool_name,
-            parent: token,
-            observer,
+            budget: inner
+                .max_output
+                .map(|default| tool.max_output().unwrap_or(default)),
         };
         // A tool with an output schema has its output made a `Value`, for `structuredContent`
-        // and the text; one without has it written straight to text.
+        // and the text; one without has it written straight to text. The call is polled first
+        // under its span.
         match inner.outputs[position] {
-            None => answer.begin::<AsText>(invocation, scope, watch, task, |text, _| {
-                success_text(text, None)
-            }),
+            None => {
+                let started = answer.in_span(|| invocation.first_poll::<AsText>(task));
+                answer.begin(started, call_id, token, watch, |text, _| {
+                    success_text(text, None)
+                })
+            }
             Some(shape) => {
-                answer.begin::<AsValue>(invocation, scope, watch, task, move |output, span| {
+                let started = answer.in_span(|| invocation.first_poll::<AsValue>(task));
+                answer.begin(started, call_id, token, watch, move |output, span| {
                     success(tool_name, shape, output, span)
                 })
             }
@@ -196,12 +211,12 @@ impl McpServer {
     }
 
     /// Gives the full error to the server side: the span and every hook.
-    fn report(&self, span: &tracing::Span, failure: &ToolFailure) {
-        record_failure(span, failure, false);
+    pub(super) fn report(&self, span: &CallSpan, failure: &ToolFailure) {
+        span.record_failure(failure, false);
         for hook in &self.inner.on_failure {
             if std::panic::catch_unwind(AssertUnwindSafe(|| hook(failure))).is_err() {
                 tracing::error!(
-                    parent: span,
+                    parent: &**span,
                     tool = %render::name(&failure.tool),
                     call_id = %failure.call_id,
                     "an on_failure hook panicked"
@@ -212,24 +227,26 @@ impl McpServer {
 }
 
 impl<'s> Answer<'s> {
-    /// Starts `invocation` in `scope`, its output made as `E` says, under the call's span:
-    /// answered at once when it is done and nobody watches its reports; otherwise a future
-    /// that passes the reports on to the client while the call runs (`watch`), and answers at
-    /// its end. `to_result` makes the output the client's result.
+    /// Runs `f` in the call's span.
     #[inline(always)]
-    fn begin<E: Encoding>(
+    fn in_span<T>(&self, f: impl FnOnce() -> T) -> T {
+        let _entered = self.span.enter();
+        f()
+    }
+
+    /// Goes on with the call `call_id`, `started` as its first poll left it: answered at once
+    /// when it is done and nobody watches its reports; otherwise a future that passes the
+    /// reports on to the client while the call runs (`watch`), and answers at its end, or when
+    /// `token` (the request's) is cancelled. `to_result` makes the output the client's result.
+    #[inline(always)]
+    fn begin<T: Send + 's>(
         self,
-        invocation: Invocation<'s>,
-        scope: CallScope<'_>,
+        started: FirstPoll<'s, CallOutcome<T>>,
+        call_id: &str,
+        token: &CancellationToken,
         watch: Option<Watch<'s>>,
-        task: &mut Context<'_>,
-        to_result: impl FnOnce(E::Output, &tracing::Span) -> CallToolResult + Send + 's,
+        to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult + Send + 's,
     ) -> FirstPoll<'s, Answered> {
-        let (call_id, token) = (scope.call_id, scope.parent);
-        let started = {
-            let _entered = self.span.enter();
-            invoke::<E>(invocation, scope).first_poll(task)
-        };
         let running = match started {
             // Done before anyone could stop it: answered, also when the client cancelled the
             // request meanwhile (the transport then drops the answer).
@@ -264,12 +281,23 @@ impl<'s> Answer<'s> {
     #[inline(always)]
     fn answer<T>(
         self,
-        outcome: Result<T, Box<ToolFailure>>,
+        outcome: CallOutcome<T>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
     ) -> Answered {
-        let Self { server, span, .. } = self;
+        let Self {
+            server,
+            span,
+            budget,
+            ..
+        } = self;
         match outcome {
-            Ok(output) => Ok(to_result(output, &span)),
+            Ok(output) => {
+                let result = to_result(output, &span);
+                Ok(match budget {
+                    None => result,
+                    Some(max) => within_budget(result, max),
+                })
+            }
             Err(failure) => {
                 let result =
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);
@@ -284,9 +312,9 @@ impl<'s> Answer<'s> {
 /// The reply is dropped by the transport, as the protocol says.
 fn cancelled(answer: &Answer<'_>, call_id: &str) -> ErrorData {
     let span = &answer.span;
-    span.record("reticent.tool.cancelled", true);
+    span.record_cancelled();
     tracing::info!(
-        parent: span,
+        parent: &**span,
         tool = %render::name(answer.tool_name),
         call_id = %call_id,
         elapsed = ?answer.start.elapsed(),

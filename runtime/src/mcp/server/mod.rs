@@ -5,12 +5,16 @@
 //! | `builder.rs` | [`McpServerBuilder`], [`BuildError`] |
 //! | `handler.rs` | the `rmcp::ServerHandler`: `initialize`, `tools/list`, `tools/call`, logging |
 //! | `call.rs` | one `tools/call`, run through the same entry point as the agent loop's calls |
+//! | `ask.rs` | a tool asks the client: [`ToolContext::elicit`](crate::ToolContext::elicit), [`ToolContext::sample`](crate::ToolContext::sample) |
+//! | `approval.rs` | a call a person must approve first, asked of the client's user; [`ApprovalRefused`] |
 //! | `notify.rs` | watching a call: its progress and log lines passed on to the client |
 //! | `result.rs` | the result a client is sent for a call that succeeded |
 //! | `definition.rs` | a tool as `tools/list` describes it; the shape of its `structuredContent` |
 //! | `session.rs` | what one connection keeps: the log level its client set, whether it is over |
 //! | `transport.rs` | serving: stdio, streamable HTTP, any rmcp transport; [`ServeError`] |
 
+mod approval;
+mod ask;
 mod builder;
 mod call;
 mod definition;
@@ -24,6 +28,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use approval::{ApprovalRefused, RefusalReason};
+pub use ask::{AskError, Elicited};
 pub use builder::McpServerBuilder;
 pub use transport::ServeError;
 
@@ -66,6 +72,12 @@ pub(crate) struct Inner {
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
     pub(crate) on_failure: Vec<FailureHook>,
+    /// How long the client's user is given to approve a call; `None`: nobody is asked.
+    pub(crate) approval_wait: Option<Duration>,
+    /// Whether a call that needs approval runs unasked when the client cannot ask its user.
+    pub(crate) trust_client_approval: bool,
+    /// The output budget of a tool that sets none, when results are cut at all.
+    pub(crate) max_output: Option<usize>,
 }
 
 impl McpServer {
@@ -98,6 +110,8 @@ impl fmt::Debug for McpServer {
             .field("timeout", &inner.timeout)
             .field("include_error_message", &inner.include_error_message)
             .field("on_failure", &inner.on_failure.len())
+            .field("approval_wait", &inner.approval_wait)
+            .field("trust_client_approval", &inner.trust_client_approval)
             .finish_non_exhaustive()
     }
 }

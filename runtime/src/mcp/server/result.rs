@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::definition::{Output, structured};
 use crate::render;
-use crate::tool::text_of;
+use crate::tool::{bounded_view, text_of};
 
 /// The result of a call of `tool`, which has an output schema, that succeeded: the output as
 /// text and as `structuredContent` of the shape `shape`.
@@ -36,5 +36,23 @@ pub(super) fn success(
 pub(super) fn success_text(text: String, structured: Option<Value>) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = structured;
+    result
+}
+
+/// `result` with its text cut to `max` bytes, when it is longer, and then without its
+/// `structuredContent`, which would carry the whole output.
+pub(super) fn within_budget(mut result: CallToolResult, max: usize) -> CallToolResult {
+    let mut cut = false;
+    for block in &mut result.content {
+        if let Some(text) = block.as_text()
+            && let Some(view) = bounded_view(&text.text, max)
+        {
+            *block = ContentBlock::text(view);
+            cut = true;
+        }
+    }
+    if cut {
+        result.structured_content = None;
+    }
     result
 }

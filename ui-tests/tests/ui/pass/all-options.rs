@@ -10,14 +10,15 @@ use reticent::{Tool, ToolAnnotations};
     destructive,
     idempotent = true,
     open_world,
-    timeout = "1m30s"
+    timeout = "1m30s",
+    max_output = "16KiB"
 )]
 fn delete_order(order_id: String) {
     let _ = order_id;
 }
 
 /// Look up an order.
-#[reticent::tool(read_only, timeout = "250ms")]
+#[reticent::tool(read_only, timeout = "250ms", max_output = "4096")]
 fn lookup_order(order_id: String) -> String {
     order_id
 }
@@ -41,5 +42,8 @@ fn main() {
     assert!(LookupOrder.definition().annotations.read_only);
     assert_eq!(LookupOrder.timeout(), Some(Duration::from_millis(250)));
     assert_eq!(Plain.timeout(), None);
+    assert_eq!(DeleteOrder.max_output(), Some(16 * 1024));
+    assert_eq!(LookupOrder.max_output(), Some(4096));
+    assert_eq!(Plain.max_output(), None);
     assert_eq!(Plain.definition().annotations, ToolAnnotations::default());
 }
