@@ -49,11 +49,14 @@ mod tools;
 ///
 /// # Parameters
 ///
-/// The parameters (all but a `ToolContext`) become the fields of a hidden arguments struct
-/// that derives `serde::Deserialize` (the decoder) and `schemars::JsonSchema` (the parameter
-/// schema), with `#[serde(deny_unknown_fields)]`: the schema and the decoder come from one
-/// derive, so they agree, and an argument the tool does not take is refused by both. So
-/// `#[serde(..)]` and `#[schemars(..)]` on a parameter mean what they mean on a struct field:
+/// The parameters (all but a `ToolContext`) are decoded and described as the fields of a
+/// struct that derives `serde::Deserialize` (the decoder) and `schemars::JsonSchema` (the
+/// parameter schema) with `#[serde(deny_unknown_fields)]` would be: the schema and the decoder
+/// agree, and an argument the tool does not take is refused by both. A parameter's doc comment
+/// is its description. Parameters with attributes become the fields of such a hidden struct,
+/// so `#[serde(..)]` and `#[schemars(..)]` on a parameter mean what they mean on a struct
+/// field (parameters without them are decoded and described by `reticent` from their types,
+/// with code compiled once rather than derived per tool):
 ///
 /// ```text
 /// #[reticent::tool]

@@ -48,9 +48,10 @@ pub(crate) enum Param<'a> {
     Pattern(&'a Pat),
 }
 
-/// A model argument: a parameter the schema describes and the call decodes. It becomes a field
-/// of the arguments struct `#[tool]` derives `Deserialize` and `JsonSchema` for, with its
-/// attributes.
+/// A model argument: a parameter the schema describes and the call decodes: an element of the
+/// tuple of the parameters' types, or, when a parameter has attributes, a field of the
+/// arguments struct `#[tool]` derives `Deserialize` and `JsonSchema` for, with its attributes
+/// (see `expand.rs`).
 pub(crate) struct Arg<'a> {
     pub(crate) ident: &'a Ident,
     pub(crate) ty: &'a Type,

@@ -39,13 +39,62 @@ pub(crate) fn arguments_ident(fn_name: &str) -> Ident {
     format_ident!("__{}Arguments", pascal_case(fn_name))
 }
 
-/// The struct whose fields are the tool's parameters, with the attributes written on them; it
-/// derives `Deserialize` (the decoder) and `JsonSchema` (the parameter schema), so the two come
-/// from one derive and cannot disagree. `deny_unknown_fields`: an argument the tool does not
-/// take is refused by both.
-///
-/// Returns the struct, the checks of its parameters' types and the struct's type as the tool
-/// uses it.
+/// What the tool's code decodes its arguments into, and how.
+struct Arguments {
+    /// The arguments struct, when there is one.
+    item: TokenStream,
+    /// The checks of the parameters' types, spanned at each.
+    checks: TokenStream,
+    /// The type the arguments decode into.
+    ty: TokenStream,
+    /// The marker whose methods, picked by autoref, are its decoders and its schema
+    /// (`reticent`'s `tool/args.rs`).
+    marker: TokenStream,
+    /// The pattern that takes the decoded arguments apart into variables named as the
+    /// parameters.
+    pattern: TokenStream,
+}
+
+/// The arguments of a tool: the tuple of the parameters' types when no parameter has a
+/// `#[serde]` or `#[schemars]` attribute or a type that names a lifetime (and there are at most
+/// 16, as `reticent`'s `tool/params.rs` implements), which the runtime decodes and describes by
+/// the names and doc comments given here; otherwise the arguments struct (see
+/// [`arguments_struct`]).
+fn arguments(tool: &ToolFn<'_>, ident: &Ident) -> Arguments {
+    let mut docs = Vec::new();
+    for arg in tool.args() {
+        match (arg.has_lifetime, title_and_description(&arg.attrs)) {
+            (false, Some(doc)) => docs.push(doc),
+            _ => return arguments_struct(tool, ident),
+        }
+    }
+    if docs.len() > 16 {
+        return arguments_struct(tool, ident);
+    }
+    let tys: Vec<&syn::Type> = tool.args().map(|arg| arg.ty).collect();
+    let idents = tool.args().map(|arg| arg.ident);
+    let names = tool.args().map(|arg| arg.names[0].0.as_str());
+    let titles = docs.iter().map(|(title, _)| title);
+    let descriptions = docs.iter().map(|(_, description)| description);
+    let ty = quote!((#(#tys,)*));
+    Arguments {
+        item: TokenStream::new(),
+        checks: tys.iter().map(|ty| param_check(ty)).collect(),
+        marker: quote!(::reticent::__private::ParametersOf::<#ty>::new(
+            &[#(#names),*],
+            &[#((#titles, #descriptions)),*],
+        )),
+        pattern: quote!((#(#idents,)*)),
+        ty,
+    }
+}
+
+/// The arguments of a tool whose parameters carry `#[serde]` or `#[schemars]` attributes (see
+/// [`arguments`]): the struct whose fields are the tool's parameters, with the attributes
+/// written on them; it derives `Deserialize` (the decoder) and `JsonSchema` (the parameter
+/// schema), which give the attributes their meaning, so the two come from one derive and
+/// cannot disagree. `deny_unknown_fields`: an argument the tool does not take is refused by
+/// both.
 ///
 /// A field's type is a type parameter of the struct, instantiated with the parameter's type
 /// where the struct is used: the derived impls are then generic, and a parameter type that is
@@ -56,7 +105,7 @@ pub(crate) fn arguments_ident(fn_name: &str) -> Ident {
 /// (`default`, `deserialize_with`, ..) keeps its type on the field, unchecked: those attributes
 /// name code written for that type, which may not need the traits, and the derives report what
 /// it lacks. So does a type that names a lifetime (see `ast::has_lifetime`).
-fn arguments_struct(tool: &ToolFn<'_>, ident: &Ident) -> (TokenStream, TokenStream, TokenStream) {
+fn arguments_struct(tool: &ToolFn<'_>, ident: &Ident) -> Arguments {
     let mut params = Vec::new();
     let mut instance = Vec::new();
     let mut checks = Vec::new();
@@ -65,10 +114,7 @@ fn arguments_struct(tool: &ToolFn<'_>, ident: &Ident) -> (TokenStream, TokenStre
         .map(|arg| {
             let (attrs, name, ty) = (&arg.attrs, arg.ident, arg.ty);
             if !arg.typed_attrs {
-                checks.push(quote_spanned! {ty.span()=>
-                    const _: () = <#ty as ::reticent::__private::ToolParamSchema>::CHECK;
-                    const _: () = <#ty as ::reticent::__private::ToolParam>::CHECK;
-                });
+                checks.push(param_check(ty));
             }
             let field_ty = if arg.typed_attrs || arg.has_lifetime {
                 ty.to_token_stream()
@@ -86,89 +132,74 @@ fn arguments_struct(tool: &ToolFn<'_>, ident: &Ident) -> (TokenStream, TokenStre
         .collect();
     let generics = (!params.is_empty()).then(|| quote!(<#(#params),*>));
     let instance_args = (!instance.is_empty()).then(|| quote!(<#(#instance),*>));
-    // Without `#[serde]` attributes (and lifetimes) the decoder is written here, smaller than
-    // the derive's; with them, the derive is what gives them their meaning.
-    let written = tool.args().all(|arg| {
-        !arg.has_lifetime && !arg.attrs.iter().any(|attr| attr.path().is_ident("serde"))
-    });
-    let (derive, deserialize) = if written {
-        (
-            quote!(::reticent::__private::schemars::JsonSchema),
-            Some(deserialize_impl(tool, ident, &params)),
-        )
-    } else {
-        (
-            quote!(
-                ::reticent::__private::serde::Deserialize,
-                ::reticent::__private::schemars::JsonSchema
-            ),
-            None,
-        )
-    };
     let item = quote! {
         #[doc(hidden)]
-        #[derive(#derive)]
+        #[derive(
+            ::reticent::__private::serde::Deserialize,
+            ::reticent::__private::schemars::JsonSchema
+        )]
         #[serde(crate = "::reticent::__private::serde", deny_unknown_fields)]
         #[schemars(crate = "::reticent::__private::schemars")]
         struct #ident #generics {
             #(#fields,)*
         }
-
-        #deserialize
     };
-    (item, quote!(#(#checks)*), quote!(#ident #instance_args))
+    let ty = quote!(#ident #instance_args);
+    let idents = tool.args().map(|arg| arg.ident);
+    Arguments {
+        item,
+        checks: quote!(#(#checks)*),
+        marker: quote!(::reticent::__private::ArgumentsOf::<#ty>::new()),
+        pattern: quote!(#ident { #(#idents),* }),
+        ty,
+    }
 }
 
-/// The `Deserialize` impl of the arguments struct `ident` of parameters without `#[serde]`
-/// attributes, every field's type a type parameter (`params`): what the derive writes with
-/// `deny_unknown_fields` for such a struct, for a map, which is all the decoders give it (see
-/// `reticent`'s `tool/args.rs`). Generic like the derived impl, so that a parameter type that
-/// is not `Deserialize` is reported once, at the type, by the check.
-fn deserialize_impl(tool: &ToolFn<'_>, ident: &Ident, params: &[Ident]) -> TokenStream {
-    let fields: Vec<&Ident> = tool.args().map(|arg| arg.ident).collect();
-    let names: Vec<&str> = tool.args().map(|arg| arg.names[0].0.as_str()).collect();
-    let index = 0..fields.len();
-    let struct_name = ident.to_string();
-    let expecting = format!("struct {struct_name}");
-    let serde = quote!(::reticent::__private::serde);
-    quote! {
-        #[automatically_derived]
-        impl<'de, #(#params: #serde::Deserialize<'de>),*> #serde::Deserialize<'de> for #ident<#(#params),*> {
-            fn deserialize<__D: #serde::Deserializer<'de>>(
-                __deserializer: __D,
-            ) -> ::core::result::Result<Self, __D::Error> {
-                const __NAMES: &[&::core::primitive::str] = &[#(#names),*];
-                struct __Visitor<#(#params),*>(::core::marker::PhantomData<fn() -> (#(#params,)*)>);
-                impl<'de, #(#params: #serde::Deserialize<'de>),*> #serde::de::Visitor<'de> for __Visitor<#(#params),*> {
-                    type Value = #ident<#(#params),*>;
-
-                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.write_str(#expecting)
-                    }
-
-                    #[inline]
-                    fn visit_map<__A: #serde::de::MapAccess<'de>>(
-                        self,
-                        mut __map: __A,
-                    ) -> ::core::result::Result<Self::Value, __A::Error> {
-                        #(let mut #fields = ::core::option::Option::None;)*
-                        while let ::core::option::Option::Some(__key) =
-                            __map.next_key_seed(::reticent::__private::FieldSeed(__NAMES))?
-                        {
-                            match __key {
-                                #(#index => ::reticent::__private::next_field(&mut __map, &mut #fields, #names)?,)*
-                                _ => ::core::unreachable!("a key is the index of a name"),
-                            }
-                        }
-                        ::core::result::Result::Ok(#ident {
-                            #(#fields: ::reticent::__private::field_or_missing(#fields, #names)?,)*
-                        })
-                    }
-                }
-                __deserializer.deserialize_struct(#struct_name, __NAMES, __Visitor(::core::marker::PhantomData))
-            }
-        }
+/// The checks that the parameter type `ty` is `JsonSchema` and `Deserialize`, spanned at the
+/// type, so that a type that is not is reported there, once, with the message of
+/// `ToolParamSchema` or `ToolParam`.
+fn param_check(ty: &syn::Type) -> TokenStream {
+    quote_spanned! {ty.span()=>
+        const _: () = <#ty as ::reticent::__private::ToolParamSchema>::CHECK;
+        const _: () = <#ty as ::reticent::__private::ToolParam>::CHECK;
     }
+}
+
+/// The title and description schemars' derive gives a field with the doc comment in `attrs`:
+/// the lines of its `#[doc = ".."]` attributes, each without its first space, joined; if the
+/// text then starts with `#`, its first line (without the `#`s) is the title and the rest the
+/// description, else it is all description; each without the whitespace around it. `None`
+/// when `attrs` holds anything but doc comments, or a doc attribute whose value is not a
+/// string literal: the derive gives those their meaning.
+fn title_and_description(attrs: &[&syn::Attribute]) -> Option<(String, String)> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            return None;
+        }
+        let syn::Meta::NameValue(meta) = &attr.meta else {
+            continue;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(line),
+            ..
+        }) = &meta.value
+        else {
+            return None;
+        };
+        let line = line.value();
+        lines.push(line.strip_prefix(' ').map(str::to_owned).unwrap_or(line));
+    }
+    let doc = lines.join("\n");
+    let doc = doc.trim_ascii();
+    Some(match doc.strip_prefix('#') {
+        Some(_) => {
+            let end = doc.find('\n').unwrap_or(doc.len());
+            let title = doc[..end].trim_start_matches('#').trim_ascii();
+            (title.to_owned(), doc[end..].trim_ascii().to_owned())
+        }
+        None => (String::new(), doc.to_owned()),
+    })
 }
 
 /// The name of a free function's tool struct: the function's name in PascalCase, spanned at
@@ -259,7 +290,13 @@ pub(crate) fn tool_impl(
         options.idempotent,
         options.open_world,
     );
-    let (arguments_struct, checks, arguments_ty) = arguments_struct(tool, arguments);
+    let Arguments {
+        item: arguments_struct,
+        checks,
+        ty: arguments_ty,
+        marker,
+        pattern,
+    } = self::arguments(tool, arguments);
     let title = match &options.title {
         Some(title) => quote!(::core::option::Option::Some(#title)),
         None => quote!(::core::option::Option::None),
@@ -329,11 +366,10 @@ pub(crate) fn tool_impl(
         }
     });
     let finish_fn = finish_fn(tool, self_ty);
-    // The parameters, as variables named as they are (what `finish` calls the function with).
-    let idents = tool.args().map(|arg| arg.ident);
     let finish = finish(tool, callee);
+    // The parameters, as variables named as they are (what `finish` calls the function with).
     let body = run(quote! {
-        let #arguments { #(#idents),* } = __arguments;
+        let #pattern = __arguments;
         #finish
     });
     // The trait's default is `open_world`; a written `untrusted_output` that says otherwise
@@ -363,7 +399,7 @@ pub(crate) fn tool_impl(
             fn decoders() -> ::reticent::__private::Decoders<#arguments_ty> {
                 #[allow(unused_imports)]
                 use ::reticent::__private::{CannotDecodeArguments as _, DecodeArguments as _};
-                (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).decoders()
+                (&&#marker).decoders()
             }
 
             #[inline]
@@ -387,7 +423,7 @@ pub(crate) fn tool_impl(
                     ::reticent::__private::definition(
                         #name,
                         #description,
-                        (&&::reticent::__private::ArgumentsOf::<#arguments_ty>::new()).arguments_schema(),
+                        (&&#marker).arguments_schema(),
                         ::reticent::ToolAnnotations::new()
                             .read_only(#read_only)
                             .destructive(#destructive)

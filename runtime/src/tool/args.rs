@@ -1,7 +1,8 @@
 //! What the code `#[tool]` writes decodes a tool's arguments with: the decoders of its
-//! arguments struct, picked at compile time (`ArgumentsOf`), and the parts of the struct's
-//! `Deserialize` impl that do not depend on the tool's types. The decoding itself is
-//! `value.rs`'s (from a `serde_json::Value`) and `text.rs`'s (from JSON text).
+//! arguments, picked at compile time (`ArgumentsOf` for a derived arguments struct,
+//! `params.rs`'s `ParametersOf` for the tuple of the parameters' types), and the parts of the
+//! tuple's visitor that do not depend on its types. The decoding itself is `value.rs`'s (from a
+//! `serde_json::Value`) and `text.rs`'s (from JSON text).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -10,6 +11,8 @@ use serde::Deserializer;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde_json::Value;
 
+use super::params::Names;
+use super::text::from_text;
 use super::value::decode_value;
 use crate::error::ToolError;
 
@@ -40,14 +43,33 @@ impl<T> fmt::Debug for ArgumentsOf<T> {
 }
 
 /// The decoders of a `#[tool]`'s arguments struct `T`: from a `Value`, and from JSON text in
-/// one pass. Function pointers, so that the runtime's methods around a tool (`body.rs`) are
-/// written once.
+/// one pass, with the names of its parameters when `T` is their tuple
+/// ([`Parameters`](super::params::Parameters)). Function pointers, so that the runtime's
+/// methods around a tool (`body.rs`) are written once.
 pub struct Decoders<T> {
     /// Decodes the arguments object `args` into `T`, or says what is wrong.
-    pub value: fn(Value) -> Result<T, ToolError>,
+    pub value: fn(Value, Names) -> Result<T, ToolError>,
     /// Decodes the arguments object in the JSON text `text` into `T` in one pass; `None` when
     /// it does not decode that way.
-    pub text: fn(&str) -> Option<T>,
+    pub text: fn(&str, Names) -> Option<T>,
+    /// The names of the parameters, for a tuple of them; empty for a derived struct, which
+    /// knows its own.
+    pub names: Names,
+}
+
+impl<T> Decoders<T> {
+    /// Decodes the arguments object `args`, or says what is wrong.
+    #[inline]
+    pub fn decode_value(&self, args: Value) -> Result<T, ToolError> {
+        (self.value)(args, self.names)
+    }
+
+    /// Decodes the arguments object in `text` in one pass; `None` when it does not decode that
+    /// way.
+    #[inline]
+    pub fn decode_text(&self, text: &str) -> Option<T> {
+        (self.text)(text, self.names)
+    }
 }
 
 impl<T> fmt::Debug for Decoders<T> {
@@ -66,8 +88,9 @@ impl<T: DeserializeOwned> DecodeArguments<T> for &ArgumentsOf<T> {
     #[inline]
     fn decoders(&self) -> Decoders<T> {
         Decoders {
-            value: decode_value::<T>,
-            text: super::text::from_text::<T>,
+            value: |args, _| decode_value(args, PhantomData::<T>),
+            text: |text, _| from_text(text, PhantomData::<T>),
+            names: &[],
         }
     }
 }
@@ -97,15 +120,15 @@ impl<T> NotDeserialize<T> {
     const REFUSED: () = panic!("a `#[tool]`'s arguments struct does not implement `Deserialize`");
 }
 
-// ---- the visitor `#[tool]` writes ------------------------------------------------------------
+// ---- the visitor of the parameters' tuple ----------------------------------------------------
 //
-// For parameters without `#[serde]` attributes `#[tool]` writes the arguments struct's
-// `Deserialize` impl itself, as what `#[derive(Deserialize)]` with `deny_unknown_fields`
-// writes for such a struct does: the same errors in the same order (an unknown argument, one
-// given twice, then the first one missing in the order of the parameters; an `Option` that is
-// missing is `None`). Only a map is read, which is all the decoders give it. What does not
-// depend on the tool's types is here: finding a key among the names, and what a missing
-// argument decodes as.
+// For parameters without `#[serde]` or `#[schemars]` attributes the tuple of their types is
+// decoded by a visitor written once per number of parameters (`params.rs`), as what
+// `#[derive(Deserialize)]` with `deny_unknown_fields` writes for a struct of them does: the
+// same errors in the same order (an unknown argument, one given twice, then the first one
+// missing in the order of the parameters; an `Option` that is missing is `None`). Only a map is
+// read, which is all the decoders give it. What does not depend on the types is here: finding a
+// key among the names, and what a missing argument decodes as.
 
 /// Reads a key of the arguments object as the index of the name it is among `names`; any
 /// other key is an unknown argument (`unknown_field`, with `names` as expected).

@@ -1,7 +1,7 @@
 //! What `#[tool]` writes per tool, and what is written once here around it.
 //!
-//! A tool's generated code holds only what depends on its types: its arguments struct and the
-//! decoders picked for it, and [`ToolBody::run`], which calls the function and takes apart
+//! A tool's generated code holds only what depends on its types: the decoders picked for its
+//! arguments (and their struct, when its parameters carry attributes), and [`ToolBody::run`], which calls the function and takes apart
 //! what it returned. The methods of [`Tool`] that take arguments as a `Value` or as text and
 //! want the output as a `Value` or as text are this module's generic functions, thin shells
 //! over that one body: a tool is compiled with one call of its function, not one per method.
@@ -19,11 +19,12 @@ use super::{Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFuture, text
 use crate::error::{Failure, ToolError};
 
 /// The part of a `#[tool]` that depends on its types; the [`Tool`] impl the macro writes
-/// calls [`call`], [`call_text`] and [`call_text_output`] with it. `A` is the arguments struct
-/// the macro derives from the function's parameters: a parameter of the trait, not an
-/// associated type, which would have to be as public as the tool.
+/// calls [`call`], [`call_text`] and [`call_text_output`] with it. `A` is what the arguments
+/// decode into, the tuple of the parameters' types or the arguments struct the macro derives
+/// from them: a parameter of the trait, not an associated type, which would have to be as
+/// public as the tool.
 pub trait ToolBody<A>: Tool + Sized {
-    /// The decoders of the arguments struct.
+    /// The decoders of the arguments.
     fn decoders() -> Decoders<A>;
 
     /// Calls the function with `arguments` (and `cx`, when it takes its context), and
@@ -93,7 +94,7 @@ pub fn call_text<'a, A, B: ToolBody<A>>(
         }
         .decode(AsValue::from_encoded);
     }
-    match (B::decoders().text)(text) {
+    match B::decoders().decode_text(text) {
         Some(arguments) => tool
             .run(arguments, cx, OutputAs::Value)
             .decode(AsValue::from_encoded),
@@ -110,7 +111,7 @@ fn start<A, B: ToolBody<A>>(
     cx: ToolContext,
     as_: OutputAs,
 ) -> ToolFuture<'_, Encoded> {
-    match (B::decoders().value)(args) {
+    match B::decoders().decode_value(args) {
         Ok(arguments) => tool.run(arguments, cx, as_),
         Err(error) => ToolFuture::ready(Err(error)),
     }

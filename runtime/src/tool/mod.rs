@@ -13,6 +13,7 @@
 //! | `future.rs` | [`ToolFuture`], what [`Tool::call`] returns |
 //! | `body.rs` | what `#[tool]` writes per tool, and the methods written once around it: its arguments checked, decoded, its body run |
 //! | `args.rs` | what `#[tool]`'s code decodes its arguments with: the decoders, the visitor's parts |
+//! | `params.rs` | a tool's parameters as a tuple of their types, decoded and described by name, written once per number of parameters |
 //! | `value.rs` | decoding the model's arguments from a `Value`, and the error the model is shown |
 //! | `owned.rs` | decoding one argument by moving out of it; the path to what did not decode |
 //! | `text.rs` | decoding them straight from JSON text |
@@ -52,6 +53,7 @@ mod nesting;
 mod no_result;
 pub(crate) mod output;
 mod owned;
+mod params;
 mod pattern;
 mod progress;
 mod reconcile;
@@ -111,6 +113,7 @@ pub(crate) mod generated {
         PlainOutput, PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn,
         ValueTag,
     };
+    pub use super::params::{Parameters, ParametersOf};
     pub use super::reconcile::reconcile_hook;
     pub use super::schema::{
         ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,

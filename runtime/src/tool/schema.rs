@@ -71,6 +71,11 @@ impl ParametersSchema {
         if let Some(description) = description {
             schema.insert("description".to_owned(), Value::from(description));
         }
+        self.insert(name, schema, required)
+    }
+
+    /// Adds the parameter `name` whose schema is `schema`.
+    fn insert(&mut self, name: &str, schema: Schema, required: bool) -> &mut Self {
         self.properties.insert(name.to_owned(), schema.to_value());
         if required {
             self.required.push(Value::from(name));
@@ -108,7 +113,7 @@ fn generator() -> SchemaGenerator {
 
 /// How a type's schema is made: `<T as JsonSchema>::json_schema`. The schemas are built from
 /// it by non-generic code, compiled once in this crate rather than once per tool.
-type MakeSchema = fn(&mut SchemaGenerator) -> Schema;
+pub(super) type MakeSchema = fn(&mut SchemaGenerator) -> Schema;
 
 /// The schema `make` makes at the root, with the definitions it refers to in `$defs`.
 fn root_schema(make: MakeSchema) -> Map<String, Value> {
@@ -127,8 +132,8 @@ fn root_schema(make: MakeSchema) -> Map<String, Value> {
     root
 }
 
-/// The parameter schema of a `#[tool]`: the schema of the arguments struct it derives
-/// `JsonSchema` for, whose fields are the parameters. An object whose keys come in the order
+/// The parameter schema of a `#[tool]` whose parameters carry attributes: the schema of the
+/// arguments struct it derives `JsonSchema` for, whose fields are the parameters. An object whose keys come in the order
 /// [`ParametersSchema`] writes them, with `properties` even when there are none.
 fn arguments_schema(make: MakeSchema) -> Value {
     let mut schema = root_schema(make);
@@ -147,6 +152,29 @@ fn arguments_schema(make: MakeSchema) -> Value {
         root.insert("$defs".to_owned(), defs);
     }
     Value::Object(root)
+}
+
+/// The parameter schema of a `#[tool]` whose parameters are a tuple of their types
+/// (`params.rs`): what [`arguments_schema`] makes of the struct of those fields that derives
+/// `JsonSchema` with `deny_unknown_fields` — each field's schema (`params`: how it is made,
+/// whether it may be left out) under its name, with the title and description of its doc
+/// comment (`docs`), the ones that may not be left out required.
+pub(super) fn parameters_schema(
+    params: &[(MakeSchema, bool)],
+    names: &[&str],
+    docs: &[(&str, &str)],
+) -> Value {
+    let mut root = ParametersSchema::new();
+    for ((&(make, optional), &name), &(title, description)) in params.iter().zip(names).zip(docs) {
+        let mut schema = make(&mut root.generator);
+        for (key, text) in [("title", title), ("description", description)] {
+            if !text.is_empty() {
+                schema.insert(key.to_owned(), Value::from(text));
+            }
+        }
+        root.insert(name, schema, !optional);
+    }
+    root.finish()
 }
 
 /// The output schema of a tool whose output is a `T`: `T`'s schema when its root is an object

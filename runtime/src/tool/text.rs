@@ -1,18 +1,18 @@
 //! Decoding the model's arguments straight from the JSON text a provider handed over, in one
-//! pass into the arguments struct `#[tool]` derives, building no `serde_json::Value`; and
+//! pass into what `#[tool]` decodes them into, building no `serde_json::Value`; and
 //! what [`Tool::call_text`](super::Tool::call_text) does by default. The text is held to the
 //! arguments' nesting limit (`nesting.rs`) before it is decoded.
 
 use serde::Deserializer;
-use serde::de::{DeserializeOwned, Visitor};
+use serde::de::{DeserializeSeed, Visitor};
 
 use super::nesting::{MAX_NESTING, nested_deeper_than};
 use super::{Tool, ToolContext, ToolFuture};
 use crate::error::{ArgumentError, ToolError};
 use crate::render;
 
-/// Decodes the arguments object in `text` into `T` (the arguments struct `#[tool]` derives)
-/// in one pass, as `serde_json::from_str` would, building no `Value`. `None` when it does not
+/// Decodes the arguments object in `text` into `T` (the arguments `#[tool]` decodes, as `seed`
+/// says: see `value.rs`'s `decode_value`) in one pass, as `serde_json::from_str` would, building no `Value`. `None` when it does not
 /// decode: the caller then parses `text` into a `Value` and calls
 /// [`Tool::call`](crate::Tool::call), which says what is wrong.
 ///
@@ -20,14 +20,17 @@ use crate::render;
 /// `call` refuses). The text is held to the nesting limit of `serde_json`'s parser, as when it
 /// is parsed into a `Value` — including parts the tool's types skip unread.
 #[inline]
-pub(super) fn from_text<T: DeserializeOwned>(text: &str) -> Option<T> {
+pub(super) fn from_text<T, S>(text: &str, seed: S) -> Option<T>
+where
+    S: for<'de> DeserializeSeed<'de, Value = T>,
+{
     // The parser refuses a 128th level. A text this short cannot nest that deep.
     const LEVELS: usize = MAX_NESTING - 1;
     if text.len() > 2 * LEVELS && nested_deeper_than(text, LEVELS) {
         return None;
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = T::deserialize(ObjectOnly(&mut deserializer)).ok()?;
+    let value = seed.deserialize(ObjectOnly(&mut deserializer)).ok()?;
     deserializer.end().ok()?;
     Some(value)
 }

@@ -1,5 +1,5 @@
-//! Decoding the model's arguments from a `serde_json::Value` into the arguments struct
-//! `#[tool]` derives: the arguments object, JSON Schema's view of `3.0` as an integer, and the
+//! Decoding the model's arguments from a `serde_json::Value` into what `#[tool]` decodes them
+//! into (the tuple of its parameters' types, or the arguments struct it derives): the arguments object, JSON Schema's view of `3.0` as an integer, and the
 //! error the model is shown, naming the argument and the path into it where there is one. Each
 //! argument's value is decoded by moving out of it (`owned.rs`); the arguments are held to
 //! their nesting limit as they are taken apart (`nesting.rs`).
@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde::Deserializer;
 use serde::de::value::StrDeserializer;
-use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
+use serde::de::{self, DeserializeSeed, Visitor};
 use serde_json::{Map, Value};
 
 use super::nesting::check_argument;
@@ -19,7 +19,7 @@ use super::owned::{Entries, EntryError, PathError};
 use crate::error::{ArgumentError, ToolError};
 use crate::render;
 
-/// Decodes the arguments `args` into `T`, the arguments struct `#[tool]` derives: refuses
+/// Decodes the arguments `args` into `T`, what `#[tool]` decodes them into: refuses
 /// anything but an object (`null` is no arguments) and arguments nested deeper than
 /// [`MAX_NESTING`](super::nesting::MAX_NESTING), then decodes the object as
 /// `serde_json::from_value` would.
@@ -27,14 +27,20 @@ use crate::render;
 /// Each argument is decoded by moving out of it, as `from_value` does; when one does not
 /// decode, the path to what is wrong in it is put together as the error returns (`owned.rs`).
 ///
+/// `seed` is how `T` is decoded: `PhantomData<T>` for a struct that is `Deserialize`, or the
+/// names of the parameters for their tuple (`params.rs`).
+///
 /// Generic only where it must be: what does not depend on `T` is compiled once, here, rather
 /// than in every tool.
 #[inline]
-pub(super) fn decode_value<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
+pub(super) fn decode_value<T, S>(args: Value, seed: S) -> Result<T, ToolError>
+where
+    S: for<'de> DeserializeSeed<'de, Value = T> + Copy,
+{
     let (map, sent) = checked_arguments(args)?;
-    match T::deserialize(ArgumentMap::new(map)) {
+    match seed.deserialize(ArgumentMap::new(map)) {
         Ok(decoded) => Ok(decoded),
-        Err(error) => decode_failed(error, sent),
+        Err(error) => decode_failed(error, sent, seed),
     }
 }
 
@@ -61,13 +67,17 @@ fn checked_arguments(
 /// integral floats.
 #[cold]
 #[inline(never)]
-fn decode_failed<T: DeserializeOwned>(
+fn decode_failed<T, S>(
     error: DecodeError,
     sent: Option<Map<String, Value>>,
-) -> Result<T, ToolError> {
+    seed: S,
+) -> Result<T, ToolError>
+where
+    S: for<'de> DeserializeSeed<'de, Value = T> + Copy,
+{
     let mut decoded = None;
     decode_again(error, sent, &mut |arguments| {
-        decoded = Some(T::deserialize(arguments)?);
+        decoded = Some(seed.deserialize(arguments)?);
         Ok(())
     })?;
     Ok(decoded.expect("the arguments decoded when decoding them again succeeded"))
@@ -97,7 +107,7 @@ fn decode_again(
     Err(error.into_argument_error().into())
 }
 
-/// The arguments object as a [`Deserializer`] for the arguments struct: its entries, each
+/// The arguments object as a [`Deserializer`] for the arguments: its entries, each
 /// moved out as it is read (`owned.rs`), with errors told apart by type ([`DecodeError`]).
 struct ArgumentMap(Entries<DecodeError>);
 
@@ -135,7 +145,7 @@ impl EntryError for DecodeError {
     }
 }
 
-/// Why the arguments did not decode, as the arguments struct's derived visitor reports it:
+/// Why the arguments did not decode, as the arguments' visitor reports it:
 /// told apart by type, never by the text of a message.
 #[derive(Debug)]
 enum DecodeError {
@@ -281,6 +291,8 @@ fn json_type(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use std::marker::PhantomData;
+
     use serde::Deserialize;
     use serde_json::json;
 
@@ -314,7 +326,7 @@ mod tests {
     }
 
     fn message(args: Value) -> String {
-        match decode_value::<Numbers>(args).unwrap_err() {
+        match decode_value(args, PhantomData::<Numbers>).unwrap_err() {
             ToolError::Argument(error) => error.message().to_owned(),
             other => panic!("not an argument error: {other:?}"),
         }
@@ -322,8 +334,11 @@ mod tests {
 
     #[test]
     fn integral_floats_decode_as_integers() {
-        let decoded: Numbers =
-            decode_value(json!({"n": 7.0, "list": [1.0, -2.0], "f": 7.0})).unwrap();
+        let decoded: Numbers = decode_value(
+            json!({"n": 7.0, "list": [1.0, -2.0], "f": 7.0}),
+            PhantomData,
+        )
+        .unwrap();
         assert_eq!(
             (decoded.n, decoded.list, decoded.f),
             (Some(7), Some(vec![1, -2]), Some(7.0))
@@ -345,7 +360,7 @@ mod tests {
     #[test]
     fn only_the_arguments_that_fail_as_sent_are_written_with_integers() {
         // `raw` decodes as sent, so it keeps its float; `n` does not, so it is retried.
-        let decoded: Numbers = decode_value(json!({"raw": 2.0, "n": 3.0})).unwrap();
+        let decoded: Numbers = decode_value(json!({"raw": 2.0, "n": 3.0}), PhantomData).unwrap();
         assert_eq!((decoded.n, decoded.raw), (Some(3), Some(json!(2.0))));
     }
 
@@ -359,7 +374,7 @@ mod tests {
             q: String,
             limit: u8,
         }
-        let message = |args: Value| match decode_value::<Query>(args).unwrap_err() {
+        let message = |args: Value| match decode_value(args, PhantomData::<Query>).unwrap_err() {
             ToolError::Argument(error) => {
                 (error.message().to_owned(), error.path().map(str::to_owned))
             }

@@ -13,6 +13,7 @@ mod definition;
 mod disclosure;
 mod output_schema;
 mod param_attrs;
+mod parameters;
 mod schema;
 mod secret;
 mod text;
