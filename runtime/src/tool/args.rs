@@ -11,10 +11,12 @@ use serde::Deserializer;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde_json::Value;
 
-use super::params::Names;
 use super::text::from_text;
 use super::value::decode_value;
 use crate::error::ToolError;
+
+/// The names of a tool's parameters as the model writes them, in order.
+pub(super) type Names = &'static [&'static str];
 
 /// The arguments struct `T` of a `#[tool]`, for autoref specialization: `#[tool]` writes
 /// `(&&ArgumentsOf::<T>::new()).decode_value(args)`, which is [`DecodeArguments`]'s when `T`

@@ -20,14 +20,12 @@ use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde_json::Value;
 
 use super::args::{
-    CannotDecodeArguments, DecodeArguments, Decoders, FieldSeed, field_or_missing, next_field,
+    CannotDecodeArguments, DecodeArguments, Decoders, FieldSeed, Names, field_or_missing,
+    next_field,
 };
 use super::schema::{ArgumentsSchema, MakeSchema, NoArgumentsSchema, parameters_schema};
 use super::text::from_text;
 use super::value::decode_value;
-
-/// The names of a tool's parameters as the model writes them, in order.
-pub(super) type Names = &'static [&'static str];
 
 /// The title and description of each parameter, from its doc comment, in order; empty when
 /// it has none.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolResult, ContentBlock, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationSchema, ErrorCode, ErrorData, NumberOrString, PrimitiveSchemaDefinition,
-    ProtocolVersion, StringSchema,
+    StringSchema,
 };
 use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use serde_json::Value;
@@ -206,10 +206,7 @@ impl McpServer {
 /// Whether the client of `context` can be asked a question: it declared form elicitation, and
 /// its protocol allows the server requests of its own.
 fn can_ask(context: &RequestContext<RoleServer>) -> bool {
-    let modern = context
-        .protocol_version()
-        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-    !modern
+    !super::session::modern(context)
         && context
             .peer
             .supported_elicitation_modes()

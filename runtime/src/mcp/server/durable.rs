@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
-use super::task::unknown_task;
+use super::result::unknown_task;
 
 /// The workflow's name, as the ingress paths say it.
 const WORKFLOW: &str = "McpTask";

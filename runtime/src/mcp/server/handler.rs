@@ -10,13 +10,14 @@ use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest, CustomResult,
     ErrorCode, ErrorData, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, UpdateTaskParams,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
 use super::McpServer;
 use super::call::CallTool;
+use super::session::modern;
 use super::task;
 use crate::render;
 
@@ -167,12 +168,4 @@ impl ServerHandler for McpServer {
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         Ok(CustomResult::new(result))
     }
-}
-
-/// Whether the client of a request speaks the 2026-07-28 protocol or later, whose results carry
-/// `resultType`.
-pub(super) fn modern(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }

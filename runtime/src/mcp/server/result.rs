@@ -1,7 +1,8 @@
-//! The result a client is sent for a call that succeeded: the output as text (by the one rule
+//! The result a client is sent for a call that succeeded (and the error for a task it asks
+//! about that the server does not keep): the output as text (by the one rule
 //! for an output as text) and, for a tool with an output schema, as `structuredContent`.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, ErrorData};
 use serde_json::Value;
 
 use super::definition::{Output, structured};
@@ -55,4 +56,12 @@ pub(super) fn within_budget(mut result: CallToolResult, max: usize) -> CallToolR
         result.structured_content = None;
     }
     result
+}
+
+/// The answer to a request about a task the server does not keep.
+pub(crate) fn unknown_task() -> ErrorData {
+    ErrorData::invalid_params(
+        "no task with this id: it never existed, or its time to live is over",
+        None,
+    )
 }

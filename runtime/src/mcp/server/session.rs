@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use std::future::Future;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use rmcp::model::{LoggingLevel, ProgressToken, RequestMetaObject};
-use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::model::{LoggingLevel, ProgressToken, ProtocolVersion, RequestMetaObject};
+use rmcp::service::{RequestContext, RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio_util::sync::CancellationToken;
 
@@ -175,4 +175,12 @@ mod tests {
         shutdown.cancel();
         assert!(session.closed.is_cancelled());
     }
+}
+
+/// Whether the client of a request speaks the 2026-07-28 protocol or later: its results carry
+/// `resultType`, and the server may not send it requests of its own.
+pub(super) fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }

@@ -27,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::call::CallTool;
+use super::result::unknown_task;
 
 /// How long a task is kept, from its creation, unless the builder says otherwise.
 pub(super) const DEFAULT_TTL: Duration = Duration::from_secs(60 * 60);
@@ -171,7 +172,11 @@ pub(crate) enum Store {
 
 impl Store {
     /// `tasks/get`, from a client of the 2026-07-28 protocol or later (`modern`) or an older
-    /// one.
+    /// one (only a durable store's answer depends on it).
+    #[cfg_attr(
+        not(all(feature = "restate", feature = "mcp-client")),
+        allow(unused_variables)
+    )]
     pub(super) async fn get(&self, id: &str, modern: bool) -> Result<GetTaskResult, ErrorData> {
         match self {
             Self::Memory(tasks) => tasks.get(id),
@@ -277,7 +282,7 @@ fn create(
     let server = McpServer::with_session(&server.inner, server.session.for_task());
     // A result is sent as rmcp sends `tools/call`'s: without `resultType` to a client of a
     // protocol before 2026-07-28.
-    let modern = super::handler::modern(&context);
+    let modern = super::session::modern(&context);
     let mut context = context;
     context.ct = token.clone();
     let arguments = Value::Object(request.arguments.unwrap_or_default());
@@ -343,14 +348,6 @@ fn object(value: Result<Value, serde_json::Error>) -> JsonObject {
         Ok(Value::Object(object)) => object,
         _ => JsonObject::new(),
     }
-}
-
-/// The answer to a request about a task the server does not keep.
-pub(crate) fn unknown_task() -> ErrorData {
-    ErrorData::invalid_params(
-        "no task with this id: it never existed, or its time to live is over",
-        None,
-    )
 }
 
 #[cfg(test)]
