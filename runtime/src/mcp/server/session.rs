@@ -147,6 +147,14 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Watched<T> {
     }
 }
 
+/// Whether the client of a request speaks the 2026-07-28 protocol or later: its results carry
+/// `resultType`, and the server may not send it requests of its own.
+pub(super) fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,12 +183,4 @@ mod tests {
         shutdown.cancel();
         assert!(session.closed.is_cancelled());
     }
-}
-
-/// Whether the client of a request speaks the 2026-07-28 protocol or later: its results carry
-/// `resultType`, and the server may not send it requests of its own.
-pub(super) fn modern(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
