@@ -226,14 +226,17 @@ impl Run<'_> {
                 } else {
                     cut
                 };
-                self.emit(AgentEvent::ToolSucceeded {
-                    tool: call.name.clone(),
-                    call_id: call.id.clone(),
-                    output: content.clone(),
-                    shown_to_model: shown.clone(),
-                    elapsed: executed.elapsed,
-                })
-                .await;
+                // The event copies the output: made only for a run someone streams.
+                if self.streaming() {
+                    self.emit(AgentEvent::ToolSucceeded {
+                        tool: call.name.clone(),
+                        call_id: call.id.clone(),
+                        output: content.clone(),
+                        shown_to_model: shown.clone(),
+                        elapsed: executed.elapsed,
+                    })
+                    .await;
+                }
                 let content = match shown {
                     None => content,
                     Some(shown) => {
