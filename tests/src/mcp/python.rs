@@ -76,3 +76,35 @@ fn create_venv() -> PathBuf {
         .arg(&requirements));
     python
 }
+
+/// The command that runs the workspace's Python script `script` with `args`, its stderr
+/// dropped (the servers log each failure with its message), or `None` when the Python tests
+/// are skipped; `what` says what goes unchecked then.
+pub fn script(what: &str, script: &str, args: &[&str]) -> Option<tokio::process::Command> {
+    let python = python(what)?;
+    let mut command = tokio::process::Command::new(python);
+    command
+        .arg(workspace().join(script))
+        .args(args)
+        .stderr(std::process::Stdio::null());
+    Some(command)
+}
+
+/// Starts `command`, a server that prints `URL <its URL>` as its first line (the Python
+/// servers with `--http`): the child, killed when dropped, and the URL.
+pub async fn serve_http(mut command: tokio::process::Command) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt as _;
+    command
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().expect("the Python server starts");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("the server prints its URL")
+        .expect("the server's stdout")
+        .expect("a line");
+    let url = line.strip_prefix("URL ").expect("`URL ..`").to_owned();
+    (child, url)
+}

@@ -7,18 +7,16 @@
 //! Needs the SDK's virtual environment (see `reticent_tests::mcp::python`);
 //! `RETICENT_SKIP_PYTHON=1` skips these tests, loudly.
 
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use reticent::mcp::{McpCallError, McpClient, McpClientBuilder};
 use reticent::tool::DEFAULT_MAX_OUTPUT;
 use reticent::{Message, ModelResponse, Tool, ToolError};
-use reticent_tests::mcp::python::{python, workspace};
+use reticent_tests::mcp::python::{script, serve_http};
 use reticent_tests::mcp::{assert_model_never_saw, call_tool, run_agent};
 use reticent_tests::transcript::unfenced;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// At the middle of every page.
 const MIDDLE: &str = "MIDDLE-OF-THE-PAGE";
@@ -26,13 +24,11 @@ const MIDDLE: &str = "MIDDLE-OF-THE-PAGE";
 /// The command that starts the server with `args`, or `None` when the Python tests are
 /// skipped.
 fn server(args: &[&str]) -> Option<tokio::process::Command> {
-    let python = python("output budgets of reticent's MCP client (McpClient)")?;
-    let mut command = tokio::process::Command::new(python);
-    command
-        .arg(workspace().join("tests/mcp_client/big_result_server.py"))
-        .args(args)
-        .stderr(Stdio::null());
-    Some(command)
+    script(
+        "output budgets of reticent's MCP client (McpClient)",
+        "tests/mcp_client/big_result_server.py",
+        args,
+    )
 }
 
 async fn stdio(builder: McpClientBuilder) -> Option<McpClient> {
@@ -42,17 +38,7 @@ async fn stdio(builder: McpClientBuilder) -> Option<McpClient> {
 
 /// The server over streamable HTTP, and a client of it; dropping the child kills it.
 async fn http(builder: McpClientBuilder) -> Option<(tokio::process::Child, McpClient)> {
-    let mut command = server(&["--http"])?;
-    command.stdout(Stdio::piped()).kill_on_drop(true);
-    let mut child = command.spawn().expect("the server starts");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
-        .await
-        .expect("the server prints its URL")
-        .expect("the server's stdout")
-        .expect("a line");
-    let url = line.strip_prefix("URL ").expect("`URL ..`").to_owned();
+    let (child, url) = serve_http(server(&["--http"])?).await;
     let client = builder.http(url).await.expect("the client connects");
     Some((child, client))
 }

@@ -6,7 +6,6 @@
 //! Needs the SDK's virtual environment (see `reticent_tests::mcp::python`); `RETICENT_SKIP_PYTHON=1`
 //! skips these tests, loudly.
 
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,13 +15,12 @@ use reticent::{
     StopReason, Tool, ToolCall, ToolContext, ToolError, ToolFailureOptions,
     failures::EffectOutcome,
 };
-use reticent_tests::mcp::python::{python, workspace};
+use reticent_tests::mcp::python::{script, serve_http};
 use reticent_tests::mcp::{
     assert_model_never_saw, call_tool, find_tool, process_ended, run_agent, wait_until_ended,
 };
 use reticent_tests::transcript::{shown_texts, shown_unfenced};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// In the message of every failing tool of the server.
 const CANARY: &str = "hunter2";
@@ -30,14 +28,11 @@ const CANARY: &str = "hunter2";
 /// The command that starts the Python server with `args`, or `None` when the Python tests
 /// are skipped.
 fn server(args: &[&str]) -> Option<tokio::process::Command> {
-    let python = python("reticent's MCP client (McpClient)")?;
-    let mut command = tokio::process::Command::new(python);
-    command
-        .arg(workspace().join("tests/mcp_client/fastmcp_server.py"))
-        .args(args)
-        // The server logs each failure with its message.
-        .stderr(Stdio::null());
-    Some(command)
+    script(
+        "reticent's MCP client (McpClient)",
+        "tests/mcp_client/fastmcp_server.py",
+        args,
+    )
 }
 
 /// Connects `builder` to the server over stdio, or `None` when the Python tests are skipped.
@@ -54,18 +49,7 @@ async fn stdio(builder: McpClientBuilder, args: &[&str]) -> Option<McpClient> {
 /// The Python server serving streamable HTTP on a loopback port, and its URL. Dropping the
 /// child kills it.
 async fn http_server() -> Option<(tokio::process::Child, String)> {
-    let mut command = server(&["--http"])?;
-    command.stdout(Stdio::piped()).kill_on_drop(true);
-    let mut child = command.spawn().expect("the Python server starts");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
-        .await
-        .expect("the server prints its URL")
-        .expect("the server's stdout")
-        .expect("a line");
-    let url = line.strip_prefix("URL ").expect("`URL ..`").to_owned();
-    Some((child, url))
+    Some(serve_http(server(&["--http"])?).await)
 }
 
 /// Calls a tool that must succeed.
