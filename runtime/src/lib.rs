@@ -90,6 +90,7 @@
 
 pub mod agent;
 mod argument_field;
+pub mod content;
 mod error;
 pub mod failures;
 #[cfg(feature = "__http")]

@@ -402,11 +402,10 @@ pub(crate) fn not_unique() -> String {
     "has duplicate items; each item must be unique".to_owned()
 }
 
-// ---- MCP servers' tools ---------------------------------------------------------------------
+// ---- content blocks --------------------------------------------------------------------------
 
 /// What the model is shown in place of content it cannot read as text (an image, audio, a
-/// binary resource from an MCP tool): what it is and its size, never its bytes.
-#[cfg(feature = "mcp-client")]
+/// binary resource a tool returned, or an MCP tool): what it is and its size, never its bytes.
 pub(crate) fn omitted_content(
     what: &str,
     uri: Option<&str>,
@@ -425,15 +424,12 @@ pub(crate) fn omitted_content(
 }
 
 /// The longest URI (in bytes) shown for content that is not text.
-#[cfg(feature = "mcp-client")]
 const MAX_URI_LEN: usize = 256;
 
 /// What the model is shown in place of MCP content of a type this version does not know.
-#[cfg(feature = "mcp-client")]
 pub(crate) const UNKNOWN_CONTENT: &str = "[content of a type this client cannot show]";
 
-/// A link to a resource an MCP tool returned, in place of the resource itself.
-#[cfg(feature = "mcp-client")]
+/// A link to a resource a tool returned, in place of the resource itself.
 pub(crate) fn resource_link(name: &str, uri: &str) -> String {
     format!(
         "[resource link: {} {}]",

@@ -302,6 +302,7 @@ pub(crate) fn tool_impl(
         None => quote!(::core::option::Option::None),
     };
     let output_schema = output_schema(tool);
+    let content_output = content_output(tool);
     // The hook is a function pointer on the definition: the future of the user's function,
     // boxed. A closure, not a fn item, so that a path through `Self` works in `#[tools]`.
     let reconcile = options.reconcile.as_ref().map(|path| {
@@ -433,6 +434,7 @@ pub(crate) fn tool_impl(
                         #output_schema,
                     )
                     #task
+                    #content_output
                     #reconcile
                 })
             }
@@ -502,6 +504,24 @@ fn output_schema(tool: &ToolFn<'_>) -> TokenStream {
             (&&&::reticent::__private::OutputSchema::<#output>::new()).output_schema()
         }},
     }
+}
+
+/// Whether the output is content blocks (`reticent::content`), set on the definition: decided
+/// at compile time by the output's type (the `T` of a returned `Result<T, E>` however it is
+/// spelled). A tool that returns nothing has none.
+fn content_output(tool: &ToolFn<'_>) -> Option<TokenStream> {
+    let Output::Returned { ty, .. } = &tool.output else {
+        return None;
+    };
+    Some(quote! {
+        .with_content_output({
+            #[allow(unused_imports)]
+            use ::reticent::__private::{
+                IsContentOutput as _, NotContentOutput as _, ResultContentOutput as _,
+            };
+            (&&&::reticent::__private::ContentProbe::<#ty>::new()).content_output()
+        })
+    })
 }
 
 /// The end of `ToolBody::run`: call `callee` with the decoded arguments, classify the result

@@ -12,6 +12,7 @@ use super::reconcile::{Again, run_call};
 use super::run::Run;
 use super::state::{CallStatus, OpenCall};
 use super::{AgentError, AgentEvent, ToolFailureMode, WholeOutput};
+use crate::content;
 use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
@@ -215,12 +216,17 @@ impl Run<'_> {
                 if untrusted {
                     self.record.taint.add(&call.id);
                 }
-                // Past its budget, the model is shown the output's head and tail, and an
-                // untrusted output in its fence (`fence.rs`); the caller keeps the whole output.
+                // A content tool's blocks are described, never shown as their data; past its
+                // budget, the model is shown the output's head and tail, and an untrusted
+                // output in its fence (`fence.rs`); the caller keeps the whole output.
+                let described = tool
+                    .filter(|tool| tool.definition().content_output)
+                    .and_then(|_| content::describe_output(&content));
                 let budget = tool
                     .and_then(Tool::max_output)
                     .unwrap_or(self.inner.max_tool_output);
-                let cut = bounded_view(&content, budget);
+                let cut =
+                    bounded_view(described.as_deref().unwrap_or(&content), budget).or(described);
                 let shown = if untrusted && self.inner.fence_untrusted_output {
                     Some(self.record.fence.fence(cut.as_deref().unwrap_or(&content)))
                 } else {

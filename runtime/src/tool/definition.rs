@@ -52,6 +52,16 @@ pub struct ToolDefinition {
     /// support tasks; anywhere else the tool is called as any other. `false` by default.
     #[serde(default, skip_serializing_if = "is_false")]
     pub task: bool,
+    /// Whether the tool's output is content blocks ([`reticent::content`](crate::content)):
+    /// the JSON of one block, or of a list of them, as MCP writes them. An MCP server sends
+    /// them as the result's content blocks, with no `structuredContent` and no output schema;
+    /// an agent shows the model a description of them (text as it is, a note of the type and
+    /// size of an image, audio or a binary resource) and gives the caller the whole output.
+    ///
+    /// `#[tool]` sets it when the output type is one of the content types (the `T` of a
+    /// `Result<T, E>`), decided by type when the crate compiles. `false` by default.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub content_output: bool,
     /// The reconcile hook (`#[tool(reconcile = path)]`): see
     /// [`with_reconcile`](Self::with_reconcile). Not part of what the model is offered.
     #[serde(skip)]
@@ -108,6 +118,7 @@ impl ToolDefinition {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             task: false,
+            content_output: false,
             reconcile: None,
         }
     }
@@ -138,6 +149,14 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_task(mut self, task: bool) -> Self {
         self.task = task;
+        self
+    }
+
+    /// The same definition, whose output is content blocks (see
+    /// [`content_output`](Self::content_output)) when `content` is true.
+    #[must_use]
+    pub fn with_content_output(mut self, content: bool) -> Self {
+        self.content_output = content;
         self
     }
 

@@ -19,7 +19,7 @@
 //! | `text.rs` | decoding them straight from JSON text |
 //! | `nesting.rs` | the arguments' one nesting limit, and the walks that keep it |
 //! | `budget.rs` | the model's view of a successful output past its budget: its head and tail around a notice |
-//! | `output.rs` | splitting what a tool returned by its type; encoding its output as JSON or text, and the one rule for an output as text |
+//! | `output.rs` | splitting what a tool returned by its type; whether its output is content blocks; encoding its output as JSON or text, and the one rule for an output as text |
 //! | `no_result.rs` | refusing a `Result` anywhere in an output as it is encoded |
 //! | `set.rs` | checking and indexing a set of tools ([`BuildError`]): a schema whose constraints cannot be compiled is refused there |
 //! | `validate.rs` | [`ArgumentValidator`]: checking arguments against a schema's constraints |
@@ -108,10 +108,10 @@ pub(crate) mod generated {
         DefinitionCell, Described, ToolBody, call, call_text, call_text_output, definition,
     };
     pub use super::output::{
-        AsText, AsValue, Encoded, Encoding, ErrorOutput, ErrorOutputTag, NestedResultOutput,
-        NestedResultTag, OutputAs, OutputIsNotAResult, OutputIsNotAnError, OutputProbe,
-        PlainOutput, PlainOutputTag, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn,
-        ValueTag,
+        AsText, AsValue, ContentProbe, Encoded, Encoding, ErrorOutput, ErrorOutputTag,
+        IsContentOutput, NestedResultOutput, NestedResultTag, NotContentOutput, OutputAs,
+        OutputIsNotAResult, OutputIsNotAnError, OutputProbe, PlainOutput, PlainOutputTag,
+        ResultContentOutput, ResultReturn, ResultTag, Returned, ToolOutput, ValueReturn, ValueTag,
     };
     pub use super::params::{Parameters, ParametersOf};
     pub use super::reconcile::reconcile_hook;

@@ -27,6 +27,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Tool, ToolContext, ToolFuture, no_result, text};
+use crate::content::ContentOutput;
 use crate::error::{EffectOutcome, Failure, ToolError};
 
 // ---- splitting what a tool returned --------------------------------------------------------
@@ -190,6 +191,59 @@ mod sealed {
     pub trait Serializable {}
     impl<T: serde::Serialize> Serializable for T {}
 }
+
+// ---- content outputs -----------------------------------------------------------------------
+
+/// Carries a tool's return type, to tell whether its output is content blocks
+/// ([`ContentOutput`]); holds no value. `#[tool]` writes
+/// `(&&&ContentProbe::<R>::new()).content_output()`, which picks, at compile time,
+/// [`ResultContentOutput`] for a `Result<O, E>` whose `O` is content (however the `Result` is
+/// spelled), else [`IsContentOutput`] when `R` is, else [`NotContentOutput`].
+pub struct ContentProbe<R: ?Sized>(PhantomData<fn() -> PhantomData<R>>);
+
+impl<R: ?Sized> ContentProbe<R> {
+    /// The marker for `R`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<R: ?Sized> fmt::Debug for ContentProbe<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ContentProbe")
+    }
+}
+
+/// First choice: a `Result` whose output is content.
+pub trait ResultContentOutput {
+    /// `true`.
+    #[inline]
+    fn content_output(&self) -> bool {
+        true
+    }
+}
+impl<O: ContentOutput, E> ResultContentOutput for &&ContentProbe<Result<O, E>> {}
+
+/// Second choice: an output that is content.
+pub trait IsContentOutput {
+    /// `true`.
+    #[inline]
+    fn content_output(&self) -> bool {
+        true
+    }
+}
+impl<T: ContentOutput + ?Sized> IsContentOutput for &ContentProbe<T> {}
+
+/// Last choice: any other output.
+pub trait NotContentOutput {
+    /// `false`.
+    #[inline]
+    fn content_output(&self) -> bool {
+        false
+    }
+}
+impl<T: ?Sized> NotContentOutput for ContentProbe<T> {}
 
 // ---- encoding ------------------------------------------------------------------------------
 

@@ -15,14 +15,18 @@
 //!
 //! The elicitation and sampling scenarios' tools ask the client through
 //! [`ToolContext::elicit`] and [`ToolContext::sample`], each wait bounded by [`ASK_WAIT`].
+//!
+//! The image, audio, embedded-resource and mixed-content scenarios' tools return
+//! [`reticent::content`] types, which the server sends as those content blocks.
 #![allow(deprecated)] // sampling is deprecated by the 2026-07-28 protocol (SEP-2577), still in use.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use reticent::content::{Audio, Contents, Image, InvalidBase64, Resource};
 use reticent::mcp::rmcp::model::{CreateMessageRequestParams, ElicitationSchema, SamplingMessage};
-use reticent::mcp::{AskError, Elicited, McpServer};
+use reticent::mcp::{AskError, Elicited, McpServer, McpServerBuilder};
 use reticent::{
     Failure, Tool, ToolContext, ToolDefinition, ToolError,
     tool::{LogLevel, ToolFuture},
@@ -227,6 +231,68 @@ async fn test_sampling(
     Ok(format!("LLM response: {text}"))
 }
 
+// ---- content tools: the `tools-call-image`, `-audio`, `-embedded-resource` and
+// `-mixed-content` scenarios ----------------------------------------------------------------
+
+/// A 1x1 red pixel, a PNG, as base64.
+pub const RED_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
+/// One millisecond of silence, 8 kHz 8-bit mono, a WAV file, as base64.
+pub const SILENT_WAV: &str =
+    "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+/// The red pixel.
+fn red_pixel() -> Image {
+    Image::from_base64(RED_PIXEL_PNG, "image/png").expect("the pixel is base64")
+}
+
+/// Returns an image: a 1x1 red pixel.
+#[reticent::tool(read_only, idempotent)]
+fn test_image_content() -> Image {
+    red_pixel()
+}
+
+/// Returns audio: a millisecond of silence.
+#[reticent::tool(read_only, idempotent)]
+fn test_audio_content() -> Result<Audio, InvalidBase64> {
+    Audio::from_base64(SILENT_WAV, "audio/wav")
+}
+
+/// Returns an embedded text resource.
+#[reticent::tool(read_only, idempotent)]
+fn test_embedded_resource() -> Resource {
+    Resource::text(
+        "test://embedded-resource",
+        "This is an embedded resource content.",
+    )
+    .with_mime_type("text/plain")
+}
+
+/// Returns text, an image and an embedded resource.
+#[reticent::tool(read_only, idempotent)]
+fn test_multiple_content_types() -> Contents {
+    Contents::new()
+        .with("Multiple content types test:")
+        .with(red_pixel())
+        .with(
+            Resource::text(
+                "test://mixed-content-resource",
+                r#"{"test":"data","value":123}"#,
+            )
+            .with_mime_type("application/json"),
+        )
+}
+
+/// Adds the content tools to `server`.
+fn content_tools(server: McpServerBuilder) -> McpServerBuilder {
+    server
+        .tool(TestImageContent)
+        .tool(TestAudioContent)
+        .tool(TestEmbeddedResource)
+        .tool(TestMultipleContentTypes)
+}
+
 /// The input schema the `json-schema-2020-12` scenario expects `tools/list` to keep as it is:
 /// `$schema`, `$defs` and `additionalProperties`.
 fn json_schema_2020_12() -> Value {
@@ -287,7 +353,7 @@ impl<T: Tool> Tool for WithSchema<T> {
 
 /// The server the suite's server scenarios test.
 pub fn server() -> McpServer {
-    McpServer::builder()
+    content_tools(McpServer::builder())
         .name("reticent-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(TestSimpleText)

@@ -4,7 +4,6 @@
 //! with a task is followed to its end ([`task`](super::task)); the server's answer is turned
 //! into the tool's output or classified as a failure.
 
-use std::borrow::Cow;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -23,8 +22,8 @@ use super::error::{McpCallError, McpClientError, McpToolError};
 use super::notes::Routes;
 use super::task::{self, Followed, Lost};
 use super::unreadable::Marker;
+use crate::content::{self, Block};
 use crate::error::{ArgumentError, EffectOutcome, Failure, ToolError};
-use crate::render;
 use crate::tool::{
     ArgumentValidator, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFuture,
 };
@@ -403,52 +402,44 @@ fn output(result: CallToolResult) -> Value {
     }
 }
 
-/// The content blocks as text, one per line: text as it is (an embedded text resource too);
-/// images, audio and binary resources as a note of what they are and their size; resource
-/// links as their name and URI; content of a type added to MCP later as a note that it is
-/// not shown.
+/// The content blocks as the model is shown them (`content::described`, as a local content
+/// tool's): text as it is (an embedded text resource too); images, audio and binary resources
+/// as a note of what they are and their size; resource links as their name and URI; content of
+/// a type added to MCP later as a note that it is not shown.
 fn content_text(blocks: &[ContentBlock]) -> String {
-    let texts: Vec<Cow<'_, str>> = blocks
-        .iter()
-        .map(|block| match block {
-            ContentBlock::Text(text) => Cow::Borrowed(text.text.as_str()),
-            ContentBlock::Image(image) => Cow::Owned(render::omitted_content(
-                "image",
-                None,
-                Some(&image.mime_type),
-                decoded_len(&image.data),
-            )),
-            ContentBlock::Audio(audio) => Cow::Owned(render::omitted_content(
-                "audio",
-                None,
-                Some(&audio.mime_type),
-                decoded_len(&audio.data),
-            )),
-            ContentBlock::Resource(embedded) => match &embedded.resource {
-                ResourceContents::TextResourceContents { text, .. } => Cow::Borrowed(text.as_str()),
-                ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    ..
-                } => Cow::Owned(render::omitted_content(
-                    "resource",
-                    Some(uri),
-                    mime_type.as_deref(),
-                    decoded_len(blob),
-                )),
-                _ => Cow::Borrowed(render::UNKNOWN_CONTENT),
+    content::described(blocks.iter().map(|block| match block {
+        ContentBlock::Text(text) => Block::Text(&text.text),
+        ContentBlock::Image(image) => Block::Binary {
+            what: "image",
+            uri: None,
+            mime_type: Some(&image.mime_type),
+            bytes: content::decoded_len(&image.data),
+        },
+        ContentBlock::Audio(audio) => Block::Binary {
+            what: "audio",
+            uri: None,
+            mime_type: Some(&audio.mime_type),
+            bytes: content::decoded_len(&audio.data),
+        },
+        ContentBlock::Resource(embedded) => match &embedded.resource {
+            ResourceContents::TextResourceContents { text, .. } => Block::Text(text),
+            ResourceContents::BlobResourceContents {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => Block::Binary {
+                what: "resource",
+                uri: Some(uri),
+                mime_type: mime_type.as_deref(),
+                bytes: content::decoded_len(blob),
             },
-            ContentBlock::ResourceLink(link) => {
-                Cow::Owned(render::resource_link(&link.name, &link.uri))
-            }
-            _ => Cow::Borrowed(render::UNKNOWN_CONTENT),
-        })
-        .collect();
-    texts.join("\n")
-}
-
-/// How many bytes base64 text carries.
-fn decoded_len(base64: &str) -> usize {
-    base64.trim_end_matches('=').len() * 3 / 4
+            _ => Block::Unknown,
+        },
+        ContentBlock::ResourceLink(link) => Block::Link {
+            name: &link.name,
+            uri: &link.uri,
+        },
+        _ => Block::Unknown,
+    }))
 }

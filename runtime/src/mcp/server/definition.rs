@@ -1,5 +1,6 @@
-//! A [`ToolDefinition`] as `tools/list` describes it, and the structured content of a result
-//! for a tool with an output schema.
+//! A [`ToolDefinition`] as `tools/list` describes it, and what a result carries besides text:
+//! the structured content of a tool with an output schema, the content blocks of a content
+//! tool.
 
 use std::sync::Arc;
 
@@ -17,13 +18,17 @@ pub(super) fn to_mcp(tool: &dyn Tool) -> McpTool {
     describe(tool.definition(), tool.untrusted_output())
 }
 
-/// What the `structuredContent` of a tool's results is.
+/// What a tool's results carry besides text: the shape of their `structuredContent`, or
+/// content blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Output {
     /// The output itself, an object.
     Object,
     /// `{"result": output}`: the schema is marked [`WRAP_RESULT`].
     Wrapped,
+    /// No `structuredContent`: the output is content blocks
+    /// ([`ToolDefinition::content_output`]), sent as the result's content.
+    Content,
 }
 
 /// Whether `tool` has no output schema, or one whose root is an object, as MCP requires.
@@ -34,10 +39,13 @@ pub(super) fn output_is_object(tool: &dyn Tool) -> bool {
         .is_none_or(|schema| schema.get("type") == Some(&Value::from("object")))
 }
 
-/// What the `structuredContent` of `tool`'s results is; `None` when it has no output schema
-/// (its results are text only).
+/// What `tool`'s results carry besides text; `None` when it has no output schema and its
+/// output is not content blocks (its results are text only).
 pub(super) fn output(tool: &dyn Tool) -> Option<Output> {
     let definition = tool.definition();
+    if definition.content_output {
+        return Some(Output::Content);
+    }
     definition.output_schema.as_ref()?;
     Some(if definition.wraps_output() {
         Output::Wrapped
@@ -57,7 +65,7 @@ pub(super) fn structured(shape: Output, output: Value) -> Result<Value, Value> {
             Ok(Value::Object(wrapped))
         }
         Output::Object if output.is_object() => Ok(output),
-        Output::Object => Err(output),
+        Output::Object | Output::Content => Err(output),
     }
 }
 
@@ -89,7 +97,10 @@ fn describe(definition: &ToolDefinition, untrusted: bool) -> McpTool {
     if let Some(title) = &definition.title {
         tool = tool.with_title(title.clone());
     }
-    if let Some(Value::Object(schema)) = &definition.output_schema {
+    // A content tool's results have no `structuredContent` for a schema to describe.
+    if let Some(Value::Object(schema)) = &definition.output_schema
+        && !definition.content_output
+    {
         // The marker is reticent's own instruction, not a keyword clients know: the schema
         // listed describes exactly what `structuredContent` holds.
         let mut schema = schema.clone();

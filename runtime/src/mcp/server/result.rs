@@ -1,6 +1,7 @@
 //! The result a client is sent for a call that succeeded (and the error for a task it asks
 //! about that the server does not keep): the output as text (by the one rule
-//! for an output as text) and, for a tool with an output schema, as `structuredContent`.
+//! for an output as text) and, for a tool with an output schema, as `structuredContent`; for a
+//! content tool, its content blocks.
 
 use rmcp::model::{CallToolResult, ContentBlock, ErrorData};
 use serde_json::Value;
@@ -9,14 +10,18 @@ use super::definition::{Output, structured};
 use crate::render;
 use crate::tool::{bounded_view, text_of};
 
-/// The result of a call of `tool`, which has an output schema, that succeeded: the output as
-/// text and as `structuredContent` of the shape `shape`.
+/// The result of a call of `tool`, which has an output schema or is a content tool, that
+/// succeeded: the output as text and as `structuredContent` of the shape `shape`, or its
+/// content blocks.
 pub(super) fn success(
     tool: &str,
     shape: Output,
     output: Value,
     span: &tracing::Span,
 ) -> CallToolResult {
+    if shape == Output::Content {
+        return success_content(tool, output, span);
+    }
     let text = text_of(&output).into_owned();
     match structured(shape, output) {
         Ok(structured) => success_text(text, Some(structured)),
@@ -30,6 +35,34 @@ pub(super) fn success(
             success_text(text, None)
         }
     }
+}
+
+/// The result of a call of the content tool `tool` that succeeded: its output, one content
+/// block or a list of them as MCP writes them (`reticent::content`), as the result's content.
+/// A block that is not one (a tool written by hand that says it returns content and does not)
+/// is sent as a note that it cannot be shown, and the operator is told.
+#[inline(never)]
+fn success_content(tool: &str, output: Value, span: &tracing::Span) -> CallToolResult {
+    let blocks = match output {
+        Value::Array(blocks) => blocks,
+        block => vec![block],
+    };
+    let content = blocks
+        .into_iter()
+        .map(|block| {
+            serde_json::from_value(block).unwrap_or_else(|error| {
+                tracing::warn!(
+                    parent: span,
+                    tool = %render::name(tool),
+                    %error,
+                    "the content tool's output holds something that is not a content block: \
+                     the client is sent a note in its place"
+                );
+                ContentBlock::text(render::UNKNOWN_CONTENT)
+            })
+        })
+        .collect();
+    CallToolResult::success(content)
 }
 
 /// The result of a call that succeeded, with `text` as its content.
