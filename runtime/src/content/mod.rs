@@ -2,7 +2,8 @@
 //! as MCP content blocks.
 //!
 //! A `#[tool]` that returns one of these types — [`Image`], [`Audio`], [`Resource`],
-//! [`Content`], [`Contents`] or `Vec<Content>`, or a `Result` of one — is a *content tool*
+//! [`Content`], [`Contents`], or a `Vec` of one of the first four; or a `Result` of one
+//! (see [`ContentOutput`]) — is a *content tool*
 //! (its [`ToolDefinition::content_output`](crate::ToolDefinition::content_output) is set, decided
 //! by the output's type when the crate compiles):
 //!
@@ -438,7 +439,13 @@ impl<'a> IntoIterator for &'a Contents {
 }
 
 /// The types a tool returns as content blocks, which make it a content tool: [`Image`],
-/// [`Audio`], [`Resource`], [`Content`], [`Contents`] and `Vec<Content>`. Sealed.
+/// [`Audio`], [`Resource`], [`Content`], [`Contents`], and a `Vec` of any of the first four.
+/// Sealed.
+///
+/// A content type inside another output (a field of a struct, an `Option<Image>`) is not
+/// content: it is serialized into that output's JSON like any value, and the model is shown
+/// that JSON, base64 and all, up to the tool's output budget. Return the content types
+/// themselves.
 pub trait ContentOutput: sealed::Sealed {}
 
 mod sealed {
@@ -452,4 +459,14 @@ macro_rules! content_output {
     )*};
 }
 
-content_output!(Image, Audio, Resource, Content, Contents, Vec<Content>);
+content_output!(
+    Image,
+    Audio,
+    Resource,
+    Content,
+    Contents,
+    Vec<Image>,
+    Vec<Audio>,
+    Vec<Resource>,
+    Vec<Content>
+);

@@ -17,6 +17,7 @@ mod approval;
 mod approval_binding;
 mod cancellation;
 mod contain_faults;
+mod content;
 mod failure_modes;
 mod faults;
 mod fence;

@@ -14,6 +14,7 @@ mod client_python;
 mod client_reticent;
 mod client_tools;
 mod conformance;
+mod content;
 mod hostile;
 mod http;
 mod idempotency;
