@@ -4,10 +4,10 @@
 //! agent's model is shown the same description of them whether the tool is local or reached
 //! through `McpClient`.
 
+use reticent::ModelResponse;
 use reticent::content::{Audio, Contents, Image, Resource};
 use reticent::mcp::rmcp::model::{CallToolRequestParams, ContentBlock, ResourceContents};
 use reticent::mcp::{McpClient, McpServer};
-use reticent::ModelResponse;
 use reticent_tests::mcp::{Failures, connect, run_agent, text};
 use reticent_tests::transcript::last_tool_result;
 use serde_json::json;

@@ -8,6 +8,7 @@
 mod classify_by_type;
 mod classify_report;
 mod constraints;
+mod content_output;
 mod decoding;
 mod definition;
 mod disclosure;
