@@ -73,6 +73,8 @@
 //! - [`Agent`]: the loop that runs a model and its tools, applies the failure mode and hands
 //!   the caller everything ([`AgentResult`], [`AgentEvent`], [`ToolFailure`], the effects
 //!   ledger and the [`Trajectory`]).
+//! - [`content`]: tools that answer with images, audio and embedded resources, as MCP content
+//!   blocks; the model is shown a description of them, the caller every byte.
 //! - [`ScriptedModel`] and [`ReplayModel`]: offline models for examples and tests.
 //! - [`providers`] (features `openai`, `anthropic`): real models over HTTP.
 //! - `mcp` (feature `mcp`): serve tools over the Model Context Protocol with the same rules;
