@@ -77,7 +77,8 @@ pub enum AgentEvent {
         /// The whole output, as the tool returned it, as text: a string output as it is, any
         /// other as compact JSON.
         output: String,
-        /// What the model is shown instead, when it is not `output`: the output cut to its
+        /// What the model is shown instead, when it is not `output`: a content tool's
+        /// description of its blocks ([`content`](crate::content)), the output cut to its
         /// budget (see [`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output)),
         /// and an untrusted tool's output in its fence
         /// ([`AgentBuilder::fence_untrusted_output`](crate::AgentBuilder::fence_untrusted_output)).

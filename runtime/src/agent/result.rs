@@ -143,7 +143,8 @@ pub struct AgentResult {
     pub tainted_by: Vec<String>,
     /// The whole output of each successful call the model was shown otherwise, in call order:
     /// its output was past its budget (see
-    /// [`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output)), or untrusted
+    /// [`AgentBuilder::max_tool_output`](crate::AgentBuilder::max_tool_output)), content
+    /// blocks the model was shown a description of ([`content`](crate::content)), or untrusted
     /// and shown in its fence
     /// ([`AgentBuilder::fence_untrusted_output`](crate::AgentBuilder::fence_untrusted_output)).
     /// Every other
@@ -190,7 +191,7 @@ impl AgentResult {
 }
 
 /// The whole output of a successful call whose result the model was shown otherwise: cut to
-/// its budget, or in the fence of untrusted output.
+/// its budget, in the fence of untrusted output, or described (a content tool's blocks).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WholeOutput {
