@@ -62,7 +62,9 @@ use std::fmt;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-pub(crate) use shown::{Block, decoded_len, describe_output, described};
+pub(crate) use shown::describe_output;
+#[cfg(feature = "mcp-client")]
+pub(crate) use shown::{Block, decoded_len, described};
 
 /// Base64 text, checked.
 #[derive(Clone, PartialEq, Eq)]
