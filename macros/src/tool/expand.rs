@@ -309,13 +309,13 @@ pub(crate) fn tool_impl(
     // shape fails at the user's path ("expected `Reconciled`, found `bool`"), not at a bound
     // inside reticent; the closure's return type (`ReconcileFuture`) asks for `Send`.
     let reconcile = options.reconcile.as_ref().map(|path| {
-        let call = quote_spanned!(path.span()=> #path(__call).await);
-        quote! {
-            .with_reconcile(|__call| ::std::boxed::Box::pin(async move {
-                let __reconciled: ::reticent::tool::Reconciled = #call;
+        let hook = quote_spanned! {path.span()=>
+            ::std::boxed::Box::pin(async move {
+                let __reconciled: ::reticent::tool::Reconciled = #path(__call).await;
                 __reconciled
-            }))
-        }
+            })
+        };
+        quote!(.with_reconcile(|__call| #hook))
     });
     let timeout = options.timeout_ms.map(|ms| {
         quote! {
