@@ -112,7 +112,8 @@ pub mod testing;
 pub mod tool;
 
 // The crate root holds what a first program names; the rest is one module deep: `agent`,
-// `model`, `tool`, and `failures` for the error types a caller downcasts a failure to.
+// `model`, `tool`, `content` for outputs that are not text, and `failures` for the error types
+// a caller downcasts a failure to.
 pub use error::{ArgumentError, Disclose, Disclosure, Failure, ToolError, ToolFailure};
 pub use secret::Secret;
 pub use tool::{BuildError, Tool, ToolAnnotations, ToolContext, ToolDefinition, Toolbox};
