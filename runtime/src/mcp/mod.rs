@@ -130,4 +130,4 @@ pub use rmcp;
 #[cfg(all(feature = "restate", feature = "mcp-client"))]
 pub use server::TaskWorkflow;
 pub use server::{ApprovalRefused, AskError, Elicited, RefusalReason};
-pub use server::{McpServer, McpServerBuilder, ServeError};
+pub use server::{HttpSessions, McpServer, McpServerBuilder, ServeError};

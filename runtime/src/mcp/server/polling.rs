@@ -1,0 +1,454 @@
+//! SSE polling (SEP-1699) over streamable HTTP: a request's event stream is closed once it has
+//! been open a while, with a hint of when to come back, and the client resumes it with a GET
+//! that names the last event it read (`Last-Event-ID`) — so that a long call outlives proxies
+//! and load balancers that cut quiet or long responses. [`HttpSessions`] is rmcp's
+//! in-memory session manager with the window; [`EventLog`] keeps the events to resume from.
+//!
+//! Bounds: the log keeps at most [`MAX_STREAMS`] streams of at most [`MAX_EVENTS`] events
+//! each; a finished stream (its answer sent) is forgotten [`KEEP_FINISHED`] after it was
+//! last written or read, and when the log is full the stream least recently written or read
+//! goes first. Every stream sent to a client ends within its window; a resumed stream's
+//! follower also gives up at a bound of its own.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::future::Either;
+use futures::{Stream, StreamExt as _};
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{
+    EventId, EventStore, EventStoreError, EventStream, RestoreOutcome, ServerSseMessage, SessionId,
+    SessionManager,
+};
+use tokio::sync::{mpsc, watch};
+use tokio::time::{Instant, Sleep};
+use uuid::Uuid;
+
+/// How many streams the log keeps at most.
+pub(crate) const MAX_STREAMS: usize = 1024;
+
+/// How many events of one stream the log keeps at most: the latest. A client that resumes
+/// from an event no longer kept gets the stream from the oldest event kept.
+pub(crate) const MAX_EVENTS: usize = 256;
+
+/// How long a finished stream is kept after it was last written or read.
+pub(crate) const KEEP_FINISHED: Duration = Duration::from_secs(60);
+
+/// How many events a resumed stream's follower holds for a client reading slowly.
+const FOLLOW_BUFFER: usize = 16;
+
+/// The polling settings: how long a request's stream stays open, and the hint sent before it
+/// is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Polling {
+    pub(crate) open_for: Duration,
+    pub(crate) retry: Duration,
+}
+
+/// The session manager of [`McpServer::http_service`](super::McpServer::http_service): rmcp's
+/// [`LocalSessionManager`] (sessions in memory), and, with
+/// [`McpServerBuilder::sse_polling`](super::McpServerBuilder::sse_polling), the window that
+/// closes each request's event stream and the log its client resumes it from.
+#[derive(Debug)]
+pub struct HttpSessions {
+    local: LocalSessionManager,
+    polling: Option<Polling>,
+}
+
+impl HttpSessions {
+    /// Sessions in memory, closing request streams as `polling` says (never with `None`).
+    pub(crate) fn new(polling: Option<Polling>) -> Self {
+        let mut local = LocalSessionManager::default();
+        if let Some(polling) = polling {
+            // The first event of each request's stream carries its id and the hint.
+            local.session_config.sse_retry = Some(polling.retry);
+            local = local.with_event_store(Arc::new(EventLog::new(polling)));
+        }
+        Self { local, polling }
+    }
+
+    /// rmcp's session manager these sessions are kept by.
+    pub fn local(&self) -> &LocalSessionManager {
+        &self.local
+    }
+
+    /// `stream`, closed at the end of the window when polling.
+    fn windowed<S>(&self, stream: S) -> impl Stream<Item = ServerSseMessage> + Send + Sync + use<S>
+    where
+        S: Stream<Item = ServerSseMessage> + Send + Sync + 'static,
+    {
+        match self.polling {
+            None => Either::Left(stream),
+            Some(polling) => Either::Right(Window::new(stream, polling)),
+        }
+    }
+}
+
+impl SessionManager for HttpSessions {
+    type Error = LocalSessionManagerError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        self.local.create_session().await
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.local.initialize_session(id, message).await
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        self.local.has_session(id).await
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.local.close_session(id).await
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        let stream = self.local.create_stream(id, message).await?;
+        Ok(self.windowed(stream))
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        self.local.accept_message(id, message).await
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.local.create_standalone_stream(id).await
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        let stream = self.local.resume(id, last_event_id).await?;
+        Ok(self.windowed(stream))
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        self.local.restore_session(id).await
+    }
+
+    fn event_store(&self) -> Option<Arc<dyn EventStore>> {
+        self.local.event_store()
+    }
+}
+
+/// A stream that ends once it has been open for the window, with the hint of when to come
+/// back as its last event; events ready before then are sent first.
+struct Window<S> {
+    inner: Pin<Box<S>>,
+    close: Pin<Box<Sleep>>,
+    retry: Duration,
+    done: bool,
+}
+
+impl<S> Window<S> {
+    fn new(inner: S, polling: Polling) -> Self {
+        Self {
+            inner: Box::pin(inner),
+            close: Box::pin(tokio::time::sleep(polling.open_for)),
+            retry: polling.retry,
+            done: false,
+        }
+    }
+}
+
+impl<S: Stream<Item = ServerSseMessage>> Stream for Window<S> {
+    type Item = ServerSseMessage;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        match self.inner.as_mut().poll_next(cx) {
+            Poll::Ready(Some(event)) => Poll::Ready(Some(event)),
+            Poll::Ready(None) => {
+                self.done = true;
+                Poll::Ready(None)
+            }
+            Poll::Pending => {
+                std::task::ready!(self.close.as_mut().poll(cx));
+                self.done = true;
+                Poll::Ready(Some(ServerSseMessage::retry(self.retry)))
+            }
+        }
+    }
+}
+
+/// The events of request streams (and the session's own), kept for clients to resume from:
+/// rmcp's [`EventStore`], in memory and bounded (see the module docs). An event's id is its
+/// stream's random key and its place in the stream, so that no client can guess another's.
+#[derive(Clone)]
+pub(crate) struct EventLog(Arc<Shared>);
+
+struct Shared {
+    streams: Mutex<Streams>,
+    polling: Polling,
+}
+
+#[derive(Default)]
+struct Streams {
+    /// By rmcp's name of the stream.
+    by_name: HashMap<String, Log>,
+    /// The name of the stream of each key.
+    names: HashMap<Uuid, String>,
+}
+
+/// One stream's latest events.
+struct Log {
+    key: Uuid,
+    /// The index of `events[0]` in the stream.
+    first: u64,
+    events: VecDeque<ServerSseMessage>,
+    /// Whether the stream's answer (its last event) is in.
+    finished: bool,
+    /// When it was last written or read.
+    touched: Instant,
+    /// The index the next event will have, for followers to wait on.
+    next: watch::Sender<u64>,
+}
+
+impl Log {
+    fn next_index(&self) -> u64 {
+        self.first + self.events.len() as u64
+    }
+
+    /// The events kept from index `from` on, and the index after them.
+    fn from(&self, from: u64) -> (Vec<ServerSseMessage>, u64) {
+        let skip = from.saturating_sub(self.first);
+        let skip = usize::try_from(skip).unwrap_or(usize::MAX);
+        (
+            self.events.iter().skip(skip).cloned().collect(),
+            self.next_index(),
+        )
+    }
+}
+
+/// Whether `event` ends its stream: a request's answer.
+fn is_answer(event: &ServerSseMessage) -> bool {
+    matches!(
+        event.message.as_deref(),
+        Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_))
+    )
+}
+
+impl Streams {
+    /// Makes room for one more stream: the finished ones past their time go, and then, when
+    /// still full, the one least recently written or read.
+    fn make_room(&mut self) {
+        if self.by_name.len() < MAX_STREAMS {
+            return;
+        }
+        let names = &mut self.names;
+        self.by_name.retain(|_, log| {
+            let keep = !(log.finished && log.touched.elapsed() > KEEP_FINISHED);
+            if !keep {
+                names.remove(&log.key);
+            }
+            keep
+        });
+        if self.by_name.len() < MAX_STREAMS {
+            return;
+        }
+        let oldest = self
+            .by_name
+            .iter()
+            .min_by_key(|(_, log)| log.touched)
+            .map(|(name, _)| name.clone());
+        if let Some(log) = oldest.and_then(|name| self.by_name.remove(&name)) {
+            self.names.remove(&log.key);
+        }
+    }
+}
+
+impl EventLog {
+    pub(crate) fn new(polling: Polling) -> Self {
+        Self(Arc::new(Shared {
+            streams: Mutex::new(Streams::default()),
+            polling,
+        }))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Streams> {
+        // A panic while the lock is held leaves the log as consistent as any write does.
+        self.0
+            .streams
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn store(&self, stream: &str, event: &ServerSseMessage) -> EventId {
+        let mut streams = self.lock();
+        if !streams.by_name.contains_key(stream) {
+            streams.make_room();
+            let key = Uuid::new_v4();
+            streams.names.insert(key, stream.to_owned());
+            streams.by_name.insert(
+                stream.to_owned(),
+                Log {
+                    key,
+                    first: 0,
+                    events: VecDeque::new(),
+                    finished: false,
+                    touched: Instant::now(),
+                    next: watch::Sender::new(0),
+                },
+            );
+        }
+        let log = streams
+            .by_name
+            .get_mut(stream)
+            .expect("the stream was just added");
+        let id = format!("{}-{}", log.key.simple(), log.next_index());
+        let mut event = event.clone();
+        event.event_id = Some(id.clone());
+        log.finished |= is_answer(&event);
+        log.events.push_back(event);
+        if log.events.len() > MAX_EVENTS {
+            log.events.pop_front();
+            log.first += 1;
+        }
+        log.touched = Instant::now();
+        log.next.send_replace(log.next_index());
+        id
+    }
+
+    /// The events after `last_event_id`, followed by those still to come until the stream's
+    /// answer, or the bound.
+    fn replay(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
+        let (key, index) = parse(last_event_id).ok_or("not an event id of this server")?;
+        let mut streams = self.lock();
+        let Streams { by_name, names } = &mut *streams;
+        let log = names
+            .get(&key)
+            .and_then(|name| by_name.get_mut(name))
+            .ok_or("the stream of this event id is no longer kept")?;
+        log.touched = Instant::now();
+        let (kept, next) = log.from(index.saturating_add(1));
+        let replayed = futures::stream::iter(kept);
+        if log.finished {
+            return Ok(Box::pin(replayed));
+        }
+        let follower = Follower {
+            key,
+            next,
+            changes: log.next.subscribe(),
+            deadline: Instant::now() + self.0.polling.open_for * 2 + self.0.polling.retry,
+        };
+        drop(streams);
+        let (tx, mut rx) = mpsc::channel(FOLLOW_BUFFER);
+        tokio::spawn(follower.run(self.clone(), tx));
+        let followed = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
+        Ok(Box::pin(replayed.chain(followed)))
+    }
+}
+
+/// `KEY-INDEX`, as [`EventLog`] writes an event id.
+fn parse(id: &str) -> Option<(Uuid, u64)> {
+    let (key, index) = id.rsplit_once('-')?;
+    Some((Uuid::try_parse(key).ok()?, index.parse().ok()?))
+}
+
+/// Sends a resumed stream's new events as they are written, until its answer, the client
+/// leaving, or the deadline.
+struct Follower {
+    key: Uuid,
+    next: u64,
+    changes: watch::Receiver<u64>,
+    deadline: Instant,
+}
+
+impl Follower {
+    async fn run(mut self, log: EventLog, tx: mpsc::Sender<ServerSseMessage>) {
+        loop {
+            tokio::select! {
+                changed = tokio::time::timeout_at(self.deadline, self.changes.changed()) => {
+                    // Past the deadline, or the stream is no longer kept.
+                    if !matches!(changed, Ok(Ok(()))) {
+                        return;
+                    }
+                }
+                () = tx.closed() => return,
+            }
+            let (events, finished) = {
+                let mut streams = log.lock();
+                let Streams { by_name, names } = &mut *streams;
+                let Some(log) = names.get(&self.key).and_then(|name| by_name.get_mut(name)) else {
+                    return;
+                };
+                log.touched = Instant::now();
+                let (events, next) = log.from(self.next);
+                self.next = next;
+                (events, log.finished)
+            };
+            for event in events {
+                let sent = tokio::time::timeout_at(self.deadline, tx.send(event)).await;
+                if !matches!(sent, Ok(Ok(()))) {
+                    return;
+                }
+            }
+            if finished {
+                return;
+            }
+        }
+    }
+}
+
+/// The future of an [`EventStore`] method, as the trait (written with `async_trait`) has it.
+type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, EventStoreError>> + Send + 'a>>;
+
+impl EventStore for EventLog {
+    fn store_event<'life0, 'life1, 'life2, 'async_trait>(
+        &'life0 self,
+        stream_id: &'life1 str,
+        event: &'life2 ServerSseMessage,
+    ) -> StoreFuture<'async_trait, EventId>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        'life2: 'async_trait,
+        Self: 'async_trait,
+    {
+        let id = self.store(stream_id, event);
+        Box::pin(std::future::ready(Ok(id)))
+    }
+
+    fn replay_events_after<'life0, 'life1, 'async_trait>(
+        &'life0 self,
+        last_event_id: &'life1 str,
+    ) -> StoreFuture<'async_trait, EventStream>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        Self: 'async_trait,
+    {
+        Box::pin(std::future::ready(self.replay(last_event_id)))
+    }
+}
