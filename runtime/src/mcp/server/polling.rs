@@ -41,6 +41,9 @@ pub(crate) const MAX_EVENTS: usize = 256;
 /// How long a finished stream is kept after it was last written or read.
 pub(crate) const KEEP_FINISHED: Duration = Duration::from_secs(60);
 
+/// How often, at most, finished streams past their time are looked for.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
 /// How many events a resumed stream's follower holds for a client reading slowly.
 const FOLLOW_BUFFER: usize = 16;
 
@@ -213,12 +216,13 @@ struct Shared {
     polling: Polling,
 }
 
-#[derive(Default)]
 struct Streams {
     /// By rmcp's name of the stream.
     by_name: HashMap<String, Log>,
     /// The name of the stream of each key.
     names: HashMap<Uuid, String>,
+    /// When finished streams past their time were last looked for.
+    swept: Instant,
 }
 
 /// One stream's latest events.
@@ -260,20 +264,30 @@ fn is_answer(event: &ServerSseMessage) -> bool {
 }
 
 impl Streams {
-    /// Makes room for one more stream: the finished ones past their time go, and then, when
-    /// still full, the one least recently written or read.
-    fn make_room(&mut self) {
-        if self.by_name.len() < MAX_STREAMS {
-            return;
+    fn new() -> Self {
+        Self {
+            by_name: HashMap::new(),
+            names: HashMap::new(),
+            swept: Instant::now(),
         }
-        let names = &mut self.names;
-        self.by_name.retain(|_, log| {
-            let keep = !(log.finished && log.touched.elapsed() > KEEP_FINISHED);
-            if !keep {
-                names.remove(&log.key);
-            }
-            keep
-        });
+    }
+
+    /// Makes room for one more stream: the finished ones past their time go (looked for at
+    /// most once every [`SWEEP_EVERY`] unless the log is full), and then, when still full,
+    /// the one least recently written or read.
+    fn make_room(&mut self) {
+        let full = self.by_name.len() >= MAX_STREAMS;
+        if full || self.swept.elapsed() >= SWEEP_EVERY {
+            self.swept = Instant::now();
+            let names = &mut self.names;
+            self.by_name.retain(|_, log| {
+                let keep = !(log.finished && log.touched.elapsed() > KEEP_FINISHED);
+                if !keep {
+                    names.remove(&log.key);
+                }
+                keep
+            });
+        }
         if self.by_name.len() < MAX_STREAMS {
             return;
         }
@@ -286,12 +300,19 @@ impl Streams {
             self.names.remove(&log.key);
         }
     }
+
+    /// The stream whose key is `key`, marked as read now.
+    fn read(&mut self, key: &Uuid) -> Option<&mut Log> {
+        let log = self.by_name.get_mut(self.names.get(key)?)?;
+        log.touched = Instant::now();
+        Some(log)
+    }
 }
 
 impl EventLog {
     pub(crate) fn new(polling: Polling) -> Self {
         Self(Arc::new(Shared {
-            streams: Mutex::new(Streams::default()),
+            streams: Mutex::new(Streams::new()),
             polling,
         }))
     }
@@ -345,12 +366,9 @@ impl EventLog {
     fn replay(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
         let (key, index) = parse(last_event_id).ok_or("not an event id of this server")?;
         let mut streams = self.lock();
-        let Streams { by_name, names } = &mut *streams;
-        let log = names
-            .get(&key)
-            .and_then(|name| by_name.get_mut(name))
+        let log = streams
+            .read(&key)
             .ok_or("the stream of this event id is no longer kept")?;
-        log.touched = Instant::now();
         let (kept, next) = log.from(index.saturating_add(1));
         let replayed = futures::stream::iter(kept);
         if log.finished {
@@ -360,7 +378,13 @@ impl EventLog {
             key,
             next,
             changes: log.next.subscribe(),
-            deadline: Instant::now() + self.0.polling.open_for * 2 + self.0.polling.retry,
+            deadline: after(
+                self.0
+                    .polling
+                    .open_for
+                    .saturating_mul(2)
+                    .saturating_add(self.0.polling.retry),
+            ),
         };
         drop(streams);
         let (tx, mut rx) = mpsc::channel(FOLLOW_BUFFER);
@@ -368,6 +392,13 @@ impl EventLog {
         let followed = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
         Ok(Box::pin(replayed.chain(followed)))
     }
+}
+
+/// `wait` from now, or a year from now when that is later than a clock can say.
+fn after(wait: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(wait)
+        .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600))
 }
 
 /// `KEY-INDEX`, as [`EventLog`] writes an event id.
@@ -399,11 +430,9 @@ impl Follower {
             }
             let (events, finished) = {
                 let mut streams = log.lock();
-                let Streams { by_name, names } = &mut *streams;
-                let Some(log) = names.get(&self.key).and_then(|name| by_name.get_mut(name)) else {
+                let Some(log) = streams.read(&self.key) else {
                     return;
                 };
-                log.touched = Instant::now();
                 let (events, next) = log.from(self.next);
                 self.next = next;
                 (events, log.finished)
@@ -450,5 +479,122 @@ impl EventStore for EventLog {
         Self: 'async_trait,
     {
         Box::pin(std::future::ready(self.replay(last_event_id)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{EmptyResult, NumberOrString, ServerResult};
+
+    use super::*;
+
+    const POLLING: Polling = Polling {
+        open_for: Duration::from_millis(200),
+        retry: Duration::from_millis(50),
+    };
+
+    /// An event that is not an answer (a stream's first).
+    fn priming() -> ServerSseMessage {
+        ServerSseMessage::retry(POLLING.retry)
+    }
+
+    /// A request's answer, which ends its stream.
+    fn answer() -> ServerSseMessage {
+        ServerSseMessage::from_message(ServerJsonRpcMessage::response(
+            ServerResult::EmptyResult(EmptyResult {}),
+            NumberOrString::Number(1),
+        ))
+    }
+
+    async fn ids(stream: EventStream) -> Vec<String> {
+        let events = tokio::time::timeout(Duration::from_secs(5), stream.collect::<Vec<_>>())
+            .await
+            .expect("the stream ends");
+        events.into_iter().map(|e| e.event_id.unwrap()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_stream_keeps_its_latest_events_and_resumes_from_the_oldest_kept() {
+        let log = EventLog::new(POLLING);
+        let first = log.store("s", &priming());
+        for _ in 0..MAX_EVENTS + 9 {
+            log.store("s", &priming());
+        }
+        let last = log.store("s", &answer());
+        let (key, index) = parse(&last).unwrap();
+        assert_eq!(index, MAX_EVENTS as u64 + 10);
+        assert_eq!(parse(&first), Some((key, 0)));
+
+        // The first event is no longer kept: the stream comes from the oldest that is.
+        let resumed = ids(log.replay(&first).unwrap()).await;
+        assert_eq!(resumed.len(), MAX_EVENTS);
+        assert_eq!(resumed[0], format!("{}-11", key.simple()));
+        assert_eq!(resumed.last(), Some(&last));
+        // From the answer on, nothing is left.
+        assert!(ids(log.replay(&last).unwrap()).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_resumed_stream_follows_new_events_until_the_answer() {
+        let log = EventLog::new(POLLING);
+        let first = log.store("s", &priming());
+        let resumed = log.replay(&first).unwrap();
+        let writer = log.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            writer.store("s", &priming());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            writer.store("s", &answer());
+        });
+        let key = parse(&first).unwrap().0.simple().to_string();
+        assert_eq!(ids(resumed).await, [format!("{key}-1"), format!("{key}-2")]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_follower_gives_up_at_its_deadline() {
+        let log = EventLog::new(POLLING);
+        let first = log.store("s", &priming());
+        // Nothing more is written: the stream ends on its own, past two windows.
+        let started = Instant::now();
+        assert!(ids(log.replay(&first).unwrap()).await.is_empty());
+        assert!(started.elapsed() >= POLLING.open_for * 2);
+    }
+
+    #[test]
+    fn a_full_log_forgets_the_stream_least_recently_used() {
+        let log = EventLog::new(POLLING);
+        let oldest = log.store("stream-0", &priming());
+        // Later than the oldest, by any clock's resolution.
+        std::thread::sleep(Duration::from_millis(2));
+        let kept = log.store("stream-1", &answer());
+        for n in 2..MAX_STREAMS {
+            log.store(&format!("stream-{n}"), &priming());
+        }
+        // Reading a stream counts as using it.
+        assert!(log.replay(&kept).is_ok());
+        log.store("one-more", &priming());
+        assert!(log.replay(&oldest).is_err());
+        assert!(log.replay(&kept).is_ok());
+        assert_eq!(log.lock().by_name.len(), MAX_STREAMS);
+    }
+
+    #[test]
+    fn event_ids_name_a_random_key_per_stream() {
+        let log = EventLog::new(POLLING);
+        let a = parse(&log.store("a", &priming())).unwrap();
+        let b = parse(&log.store("b", &priming())).unwrap();
+        assert_ne!(a.0, b.0);
+        assert_eq!((a.1, b.1), (0, 0));
+        for id in [
+            "",
+            "0/0",
+            "0",
+            "nope-1",
+            "-1",
+            &format!("{}-x", a.0.simple()),
+        ] {
+            assert!(parse(id).is_none(), "{id}");
+        }
+        assert!(log.replay("00000000000000000000000000000000-0").is_err());
     }
 }
