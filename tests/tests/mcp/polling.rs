@@ -267,6 +267,33 @@ async fn an_event_id_that_names_no_stream_resumes_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_server_answers_on_the_request_stream_however_long_the_call() {
+    let failures = Failures::default();
+    let config = StreamableHttpServerConfig::default().with_legacy_session_mode(false);
+    let mut wire = Wire {
+        service: server(&failures).http_service(config),
+        session: None,
+        seen: String::new(),
+    };
+    let (status, body) = wire
+        .post(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "reconcile", "arguments": {}}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let answer: Vec<Value> = events(&body)
+        .iter()
+        .filter_map(|event| serde_json::from_str(&event.data).ok())
+        .filter(|message: &Value| message["id"] == 3)
+        .collect();
+    assert_eq!(
+        answer[0]["result"]["content"][0]["text"], "reconciled 9 batches",
+        "{body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_client_follows_a_polling_server_to_the_result_with_every_report() {
     let shutdown = CancellationToken::new();
     let failures = Failures::default();

@@ -199,8 +199,11 @@ impl McpServerBuilder {
     /// answer of a call longer than `open_for`; rmcp's client, and so
     /// [`McpClient`](crate::mcp::McpClient), resumes.
     ///
-    /// For sessions of [`http_service`](McpServer::http_service) and
-    /// [`serve_http`](McpServer::serve_http) (stateful, the default); stdio is never cut.
+    /// For the stateful sessions of [`http_service`](McpServer::http_service) and
+    /// [`serve_http`](McpServer::serve_http) (`legacy_session_mode`, rmcp's default); off in
+    /// a stateless configuration, and stdio is never cut. A client of protocol 2026-07-28,
+    /// which rmcp serves statelessly, may resume its streams, which are not closed; a call
+    /// whose stream such a client drops runs on to its end or its time limit.
     /// What a client may resume is kept in memory and bounded: the latest 256 events of each
     /// of at most 1024 streams, a finished stream for a minute after it was last read; an
     /// event's id names its stream by a random key, so no client can read another's.

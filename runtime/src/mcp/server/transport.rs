@@ -101,6 +101,8 @@ impl McpServer {
     ) -> StreamableHttpService<McpServer, HttpSessions> {
         let inner = Arc::clone(&self.inner);
         let shutdown = config.cancellation_token.clone();
+        // Polling closes a session's streams; a stateless server has none.
+        let polling = self.inner.polling.filter(|_| config.legacy_session_mode);
         StreamableHttpService::new(
             move || {
                 Ok(McpServer::with_session(
@@ -108,7 +110,7 @@ impl McpServer {
                     Session::ending_with(&shutdown),
                 ))
             },
-            Arc::new(HttpSessions::new(self.inner.polling)),
+            Arc::new(HttpSessions::new(polling)),
             config,
         )
     }
