@@ -204,9 +204,12 @@ impl McpServerBuilder {
     /// a stateless configuration, and stdio is never cut. A client of protocol 2026-07-28,
     /// which rmcp serves statelessly, may resume its streams, which are not closed; a call
     /// whose stream such a client drops runs on to its end or its time limit.
+    ///
     /// What a client may resume is kept in memory and bounded: the latest 256 events of each
-    /// of at most 1024 streams, a finished stream for a minute after it was last read; an
-    /// event's id names its stream by a random key, so no client can read another's.
+    /// of at most 1024 streams, 64 MiB of events (as JSON) in all, the streams least recently
+    /// used going first, and a finished stream for a minute after it was last read. An
+    /// event's id names its stream by a random key, so no client can read another's. Each
+    /// event is measured as it is kept, which costs about what writing it to the wire does.
     pub fn sse_polling(mut self, open_for: Duration, retry: Duration) -> Self {
         self.polling = Some(polling::Polling { open_for, retry });
         self

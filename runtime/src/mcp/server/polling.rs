@@ -5,7 +5,7 @@
 //! in-memory session manager with the window; [`EventLog`] keeps the events to resume from.
 //!
 //! Bounds: the log keeps at most [`MAX_STREAMS`] streams of at most [`MAX_EVENTS`] events
-//! each; a finished stream (its answer sent) is forgotten [`KEEP_FINISHED`] after it was
+//! each, [`MAX_BYTES`] in all; a finished stream (its answer sent) is forgotten [`KEEP_FINISHED`] after it was
 //! last written or read, and when the log is full the stream least recently written or read
 //! goes first. Every stream sent to a client ends within its window; a resumed stream's
 //! follower also gives up at a bound of its own.
@@ -37,6 +37,13 @@ pub(crate) const MAX_STREAMS: usize = 1024;
 /// How many events of one stream the log keeps at most: the latest. A client that resumes
 /// from an event no longer kept gets the stream from the oldest event kept.
 pub(crate) const MAX_EVENTS: usize = 256;
+
+/// How many bytes of events (as JSON) the log keeps at most, over all its streams. Past it,
+/// the streams least recently written or read go first; the latest event is always kept.
+pub(crate) const MAX_BYTES: usize = 64 << 20;
+
+/// What an event is counted as besides its message.
+const EVENT_OVERHEAD: usize = 64;
 
 /// How long a finished stream is kept after it was last written or read.
 pub(crate) const KEEP_FINISHED: Duration = Duration::from_secs(60);
@@ -223,6 +230,8 @@ struct Streams {
     names: HashMap<Uuid, String>,
     /// When finished streams past their time were last looked for.
     swept: Instant,
+    /// The size of every event kept.
+    bytes: usize,
 }
 
 /// One stream's latest events.
@@ -230,7 +239,10 @@ struct Log {
     key: Uuid,
     /// The index of `events[0]` in the stream.
     first: u64,
-    events: VecDeque<ServerSseMessage>,
+    /// Each with its size.
+    events: VecDeque<(ServerSseMessage, usize)>,
+    /// The size of its events.
+    bytes: usize,
     /// Whether the stream's answer (its last event) is in.
     finished: bool,
     /// When it was last written or read.
@@ -244,15 +256,53 @@ impl Log {
         self.first + self.events.len() as u64
     }
 
+    /// Forgets the oldest event kept; its size.
+    fn forget_oldest(&mut self) -> usize {
+        let Some((_, size)) = self.events.pop_front() else {
+            return 0;
+        };
+        self.first += 1;
+        self.bytes -= size;
+        size
+    }
+
     /// The events kept from index `from` on, and the index after them.
     fn from(&self, from: u64) -> (Vec<ServerSseMessage>, u64) {
         let skip = from.saturating_sub(self.first);
         let skip = usize::try_from(skip).unwrap_or(usize::MAX);
         (
-            self.events.iter().skip(skip).cloned().collect(),
+            self.events
+                .iter()
+                .skip(skip)
+                .map(|(event, _)| event.clone())
+                .collect(),
             self.next_index(),
         )
     }
+}
+
+/// The size of `event`: its message as JSON, and [`EVENT_OVERHEAD`].
+fn size(event: &ServerSseMessage) -> usize {
+    /// Counts what is written.
+    struct Count(usize);
+
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    let mut count = Count(EVENT_OVERHEAD);
+    if let Some(message) = &event.message {
+        // Writing to a counter cannot fail, and rmcp's messages are JSON.
+        let _ = serde_json::to_writer(&mut count, &**message);
+    }
+    count.0
 }
 
 /// Whether `event` ends its stream: a request's answer.
@@ -269,7 +319,25 @@ impl Streams {
             by_name: HashMap::new(),
             names: HashMap::new(),
             swept: Instant::now(),
+            bytes: 0,
         }
+    }
+
+    /// Forgets the stream rmcp names `name`.
+    fn forget(&mut self, name: &str) {
+        if let Some(log) = self.by_name.remove(name) {
+            self.names.remove(&log.key);
+            self.bytes -= log.bytes;
+        }
+    }
+
+    /// The name of the stream least recently written or read, other than `except`.
+    fn least_recent(&self, except: Option<&str>) -> Option<String> {
+        self.by_name
+            .iter()
+            .filter(|(name, _)| Some(name.as_str()) != except)
+            .min_by_key(|(_, log)| log.touched)
+            .map(|(name, _)| name.clone())
     }
 
     /// Makes room for one more stream: the finished ones past their time go (looked for at
@@ -279,25 +347,36 @@ impl Streams {
         let full = self.by_name.len() >= MAX_STREAMS;
         if full || self.swept.elapsed() >= SWEEP_EVERY {
             self.swept = Instant::now();
-            let names = &mut self.names;
-            self.by_name.retain(|_, log| {
-                let keep = !(log.finished && log.touched.elapsed() > KEEP_FINISHED);
-                if !keep {
-                    names.remove(&log.key);
-                }
-                keep
-            });
+            let expired: Vec<String> = self
+                .by_name
+                .iter()
+                .filter(|(_, log)| log.finished && log.touched.elapsed() > KEEP_FINISHED)
+                .map(|(name, _)| name.clone())
+                .collect();
+            for name in expired {
+                self.forget(&name);
+            }
         }
-        if self.by_name.len() < MAX_STREAMS {
-            return;
+        if self.by_name.len() >= MAX_STREAMS
+            && let Some(name) = self.least_recent(None)
+        {
+            self.forget(&name);
         }
-        let oldest = self
-            .by_name
-            .iter()
-            .min_by_key(|(_, log)| log.touched)
-            .map(|(name, _)| name.clone());
-        if let Some(log) = oldest.and_then(|name| self.by_name.remove(&name)) {
-            self.names.remove(&log.key);
+    }
+
+    /// Keeps the events within [`MAX_BYTES`] once `current` was written: the other streams
+    /// least recently written or read go first, then `current`'s oldest events, never its
+    /// latest.
+    fn within_budget(&mut self, current: &str) {
+        while self.bytes > MAX_BYTES {
+            if let Some(name) = self.least_recent(Some(current)) {
+                self.forget(&name);
+                continue;
+            }
+            match self.by_name.get_mut(current) {
+                Some(log) if log.events.len() > 1 => self.bytes -= log.forget_oldest(),
+                _ => return,
+            }
         }
     }
 
@@ -326,6 +405,7 @@ impl EventLog {
     }
 
     fn store(&self, stream: &str, event: &ServerSseMessage) -> EventId {
+        let size = size(event);
         let mut streams = self.lock();
         if !streams.by_name.contains_key(stream) {
             streams.make_room();
@@ -337,6 +417,7 @@ impl EventLog {
                     key,
                     first: 0,
                     events: VecDeque::new(),
+                    bytes: 0,
                     finished: false,
                     touched: Instant::now(),
                     next: watch::Sender::new(0),
@@ -351,13 +432,16 @@ impl EventLog {
         let mut event = event.clone();
         event.event_id = Some(id.clone());
         log.finished |= is_answer(&event);
-        log.events.push_back(event);
+        log.events.push_back((event, size));
+        log.bytes += size;
+        let mut forgotten = 0;
         if log.events.len() > MAX_EVENTS {
-            log.events.pop_front();
-            log.first += 1;
+            forgotten = log.forget_oldest();
         }
         log.touched = Instant::now();
         log.next.send_replace(log.next_index());
+        streams.bytes = streams.bytes + size - forgotten;
+        streams.within_budget(stream);
         id
     }
 
@@ -484,7 +568,7 @@ impl EventStore for EventLog {
 
 #[cfg(test)]
 mod tests {
-    use rmcp::model::{EmptyResult, NumberOrString, ServerResult};
+    use rmcp::model::{CallToolResult, ContentBlock, EmptyResult, NumberOrString, ServerResult};
 
     use super::*;
 
@@ -576,6 +660,35 @@ mod tests {
         assert!(log.replay(&oldest).is_err());
         assert!(log.replay(&kept).is_ok());
         assert_eq!(log.lock().by_name.len(), MAX_STREAMS);
+    }
+
+    #[tokio::test]
+    async fn the_log_keeps_within_its_bytes_the_streams_last_used_and_always_the_latest_event() {
+        let log = EventLog::new(POLLING);
+        let text = "x".repeat(MAX_BYTES / 2 + 1024);
+        let big = ServerSseMessage::from_message(ServerJsonRpcMessage::response(
+            ServerResult::CallToolResult(CallToolResult::success(vec![ContentBlock::text(text)])),
+            NumberOrString::Number(1),
+        ));
+        assert!(size(&big) > MAX_BYTES / 2);
+        let a = log.store("a", &big);
+        std::thread::sleep(Duration::from_millis(2));
+        let b = log.store("b", &priming());
+        // Over the budget: `a`, used least recently, goes.
+        log.store("c", &big);
+        assert!(log.replay(&a).is_err());
+        assert!(log.replay(&b).is_ok());
+        // Over it again with `c` alone: its oldest event goes, its latest stays.
+        let latest = log.store("c", &big);
+        let streams = log.lock();
+        let c = &streams.by_name["c"];
+        assert_eq!(c.events.len(), 1);
+        assert_eq!(c.events[0].0.event_id.as_ref(), Some(&latest));
+        assert!(streams.bytes <= MAX_BYTES);
+        assert_eq!(
+            streams.bytes,
+            streams.by_name.values().map(|log| log.bytes).sum::<usize>()
+        );
     }
 
     #[test]
