@@ -171,12 +171,21 @@ impl SessionManager for HttpSessions {
 }
 
 /// A stream that ends once it has been open for the window, with the hint of when to come
-/// back as its last event; events ready before then are sent first.
+/// back as its last event, even when it never waits. An event ready when it opens is sent
+/// however short the window (a request's stream opens with the event its client resumes
+/// from).
 struct Window<S> {
     inner: Pin<Box<S>>,
     close: Pin<Box<Sleep>>,
     retry: Duration,
-    done: bool,
+    state: WindowState,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WindowState {
+    Opened,
+    Sent,
+    Closed,
 }
 
 impl<S> Window<S> {
@@ -185,7 +194,7 @@ impl<S> Window<S> {
             inner: Box::pin(inner),
             close: Box::pin(tokio::time::sleep(polling.open_for)),
             retry: polling.retry,
-            done: false,
+            state: WindowState::Opened,
         }
     }
 }
@@ -194,19 +203,31 @@ impl<S: Stream<Item = ServerSseMessage>> Stream for Window<S> {
     type Item = ServerSseMessage;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if self.done {
-            return Poll::Ready(None);
+        let this = &mut *self;
+        match this.state {
+            WindowState::Closed => return Poll::Ready(None),
+            // Over, also for a stream that never waits.
+            WindowState::Sent if this.close.as_mut().poll(cx).is_ready() => {
+                this.state = WindowState::Closed;
+                return Poll::Ready(Some(ServerSseMessage::retry(this.retry)));
+            }
+            _ => {}
         }
-        match self.inner.as_mut().poll_next(cx) {
-            Poll::Ready(Some(event)) => Poll::Ready(Some(event)),
+        match this.inner.as_mut().poll_next(cx) {
+            Poll::Ready(Some(event)) => {
+                this.state = WindowState::Sent;
+                Poll::Ready(Some(event))
+            }
             Poll::Ready(None) => {
-                self.done = true;
+                this.state = WindowState::Closed;
                 Poll::Ready(None)
             }
+            // The window's timer was polled above, and wakes this stream.
+            Poll::Pending if this.state == WindowState::Sent => Poll::Pending,
             Poll::Pending => {
-                std::task::ready!(self.close.as_mut().poll(cx));
-                self.done = true;
-                Poll::Ready(Some(ServerSseMessage::retry(self.retry)))
+                std::task::ready!(this.close.as_mut().poll(cx));
+                this.state = WindowState::Closed;
+                Poll::Ready(Some(ServerSseMessage::retry(this.retry)))
             }
         }
     }
@@ -689,6 +710,28 @@ mod tests {
             streams.bytes,
             streams.by_name.values().map(|log| log.bytes).sum::<usize>()
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_window_closes_a_busy_stream_too_and_sends_the_first_event_however_short() {
+        let busy = futures::stream::repeat_with(priming);
+        let sent: Vec<_> = Window::new(busy, POLLING)
+            .then(|event| async move {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                event
+            })
+            .collect()
+            .await;
+        // About one event each 10 ms for 200 ms, then the hint.
+        assert!((19..=22).contains(&sent.len()), "{}", sent.len());
+        let instant = Polling {
+            open_for: Duration::ZERO,
+            retry: POLLING.retry,
+        };
+        let answered = futures::stream::iter([answer(), priming()]);
+        let sent: Vec<_> = Window::new(answered, instant).collect().await;
+        assert_eq!(sent.len(), 2, "the first event, then the hint");
+        assert!(sent[0].message.is_some() && sent[1].message.is_none());
     }
 
     #[test]
