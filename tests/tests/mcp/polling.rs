@@ -100,6 +100,32 @@ struct Wire {
 }
 
 impl Wire {
+    /// A client of `server` served with `config`, its session open when the server keeps
+    /// sessions.
+    async fn open(server: &McpServer, config: StreamableHttpServerConfig) -> Self {
+        let stateful = config.legacy_session_mode;
+        let mut wire = Self {
+            service: server.http_service(config),
+            session: None,
+            seen: String::new(),
+        };
+        if stateful {
+            let (status, _) = wire
+                .post(
+                    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"}}}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK);
+            let (status, _) = wire
+                .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                .await;
+            assert_eq!(status, StatusCode::ACCEPTED);
+        }
+        wire
+    }
+
     async fn send(
         &mut self,
         request: http::request::Builder,
@@ -152,23 +178,8 @@ impl Wire {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_closed_mid_call_is_resumed_to_the_result_and_the_secret_stays_home() {
     let failures = Failures::default();
-    let mut wire = Wire {
-        service: server(&failures).http_service(StreamableHttpServerConfig::default()),
-        session: None,
-        seen: String::new(),
-    };
-    let (status, _) = wire
-        .post(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}}),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    let (status, _) = wire
-        .post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
+    let config = StreamableHttpServerConfig::default();
+    let mut wire = Wire::open(&server(&failures), config).await;
 
     let (status, body) = wire
         .post(
@@ -238,18 +249,8 @@ async fn a_stream_closed_mid_call_is_resumed_to_the_result_and_the_secret_stays_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_event_id_that_names_no_stream_resumes_nothing() {
-    let failures = Failures::default();
-    let mut wire = Wire {
-        service: server(&failures).http_service(StreamableHttpServerConfig::default()),
-        session: None,
-        seen: String::new(),
-    };
-    wire.post(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}}),
-    )
-    .await;
+    let config = StreamableHttpServerConfig::default();
+    let mut wire = Wire::open(&server(&Failures::default()), config).await;
     let (_, body) = wire
         .post(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
         .await;
@@ -268,13 +269,8 @@ async fn an_event_id_that_names_no_stream_resumes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stateless_server_answers_on_the_request_stream_however_long_the_call() {
-    let failures = Failures::default();
     let config = StreamableHttpServerConfig::default().with_legacy_session_mode(false);
-    let mut wire = Wire {
-        service: server(&failures).http_service(config),
-        session: None,
-        seen: String::new(),
-    };
+    let mut wire = Wire::open(&server(&Failures::default()), config).await;
     let (status, body) = wire
         .post(
             json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
