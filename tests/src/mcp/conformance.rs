@@ -15,6 +15,10 @@
 //!
 //! The elicitation and sampling scenarios' tools ask the client through
 //! [`ToolContext::elicit`] and [`ToolContext::sample`], each wait bounded by [`ASK_WAIT`].
+//!
+//! The server closes each request's event stream after [`POLL_OPEN_FOR`] (SSE polling,
+//! `McpServerBuilder::sse_polling`); `test_reconnection` runs past it, so that the
+//! `server-sse-polling` scenario gets its result by resuming the stream.
 #![allow(deprecated)] // sampling is deprecated by the 2026-07-28 protocol (SEP-2577), still in use.
 
 use std::io::Write as _;
