@@ -1,24 +1,36 @@
 //! `McpServerBuilder::sse_polling` (SEP-1699): a call that runs past the window has its event
 //! stream closed mid-call; its client resumes with `Last-Event-ID` and gets the rest — the
 //! progress it missed, once, and the result, written by the same rules (a withheld message
-//! never on the wire). Seen on the wire through the tower service, and by `McpClient` over
-//! HTTP, which follows such a server to the result.
+//! never on the wire). Seen on the wire through the tower service, by `McpClient` over HTTP,
+//! which follows such a server to the result, and by rmcp's client, asked a question by a
+//! tool whose stream was closed.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt as _;
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
+use reticent::mcp::rmcp::ClientHandler;
+use reticent::mcp::rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationSchema, ErrorData, Implementation, ProtocolVersion,
+};
+use reticent::mcp::rmcp::service::{RequestContext, RoleClient, ServiceExt};
+use reticent::mcp::rmcp::transport::StreamableHttpClientTransport;
+use reticent::mcp::rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use reticent::mcp::rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService,
 };
-use reticent::mcp::{HttpSessions, McpClient, McpServer};
+use reticent::mcp::{AskError, Elicited, HttpSessions, McpClient, McpServer};
 use reticent::{Agent, AgentEvent, CancellationToken, ModelResponse, ScriptedModel, ToolContext};
 use reticent_tests::mcp::{Failures, assert_model_never_saw};
 use reticent_tests::transcript::shown_unfenced;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tower_service::Service;
+
+use crate::latency::plain_http;
 
 const SECRET: &str = "postgres://ledger:p0ll-c4n4ry-3f1a@10.9.8.7/ledger";
 
@@ -340,5 +352,83 @@ async fn mcp_client_follows_a_polling_server_to_the_result_with_every_report() {
     );
     assert_model_never_saw("p0ll-c4n4ry", &result, &model);
     assert!(failures.one().error.to_string().contains(SECRET));
+    shutdown.cancel();
+}
+
+/// Asks the client's user after its stream was closed, and answers with what they said.
+#[reticent::tool(read_only)]
+async fn confirm_export(cx: &ToolContext) -> Result<String, AskError> {
+    tokio::time::sleep(OPEN_FOR + OPEN_FOR / 2).await;
+    let form = ElicitationSchema::builder()
+        .required_string("reason")
+        .build_unchecked();
+    Ok(
+        match cx
+            .elicit("Why export?", form, Duration::from_secs(10))
+            .await?
+        {
+            Elicited::Accepted(content) => format!("exporting: {}", content["reason"]),
+            _ => "not exporting".to_owned(),
+        },
+    )
+}
+
+/// A client whose user answers every question with a reason.
+#[derive(Clone, Default)]
+struct Answers(Arc<Mutex<Vec<String>>>);
+
+impl ClientHandler for Answers {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = ClientCapabilities::builder().enable_elicitation().build();
+        ClientConfig::new(capabilities, Implementation::new("user", "1"))
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
+            panic!("a form: {request:?}")
+        };
+        self.0.lock().unwrap().push(message);
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"reason": "audit"})))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_the_tool_asks_after_its_stream_closed_reaches_the_client() {
+    let shutdown = CancellationToken::new();
+    let server = McpServer::builder()
+        .tool(ConfirmExport)
+        .sse_polling(OPEN_FOR, RETRY)
+        .build()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let config = StreamableHttpServerConfig::default().with_cancellation_token(shutdown.clone());
+    tokio::spawn(server.serve_http(listener, config));
+
+    let answers = Answers::default();
+    let client = answers
+        .clone()
+        .serve(StreamableHttpClientTransport::with_client(
+            plain_http().build().unwrap(),
+            StreamableHttpClientTransportConfig::with_uri(url),
+        ))
+        .await
+        .unwrap();
+    let called = client.call_tool(CallToolRequestParams::new("confirm_export"));
+    let result = tokio::time::timeout(Duration::from_secs(20), called)
+        .await
+        .expect("the call is answered")
+        .unwrap();
+    assert_eq!(
+        result.content[0].as_text().map(|text| text.text.as_str()),
+        Some(r#"exporting: "audit""#),
+        "{result:?}"
+    );
+    assert_eq!(*answers.0.lock().unwrap(), ["Why export?"]);
     shutdown.cancel();
 }
