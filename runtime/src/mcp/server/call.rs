@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
@@ -35,18 +34,16 @@ pub(super) struct CallTool<'s, R> {
     server: &'s McpServer,
     /// The request is held in place until the first poll: boxing it would cost every call an
     /// allocation.
-    stage: InPlace<'s, Request, Answered>,
-    /// The result is made into `R` where it is answered (`From`, inlined: a function pointer
-    /// would move the 200-byte result once more).
-    into: PhantomData<fn() -> R>,
+    stage: InPlace<'s, Request, Answered<R>>,
 }
 
 /// A `tools/call` request: the tool's name, the arguments and the request's context.
 pub(super) type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
 
-/// The result the client is sent, or the protocol error for a tool that does not exist (or a
-/// cancelled request, whose reply the transport drops).
-pub(super) type Answered = Result<CallToolResult, ErrorData>;
+/// The result the client is sent, made into the handler's `R` where it is made (`From`,
+/// inlined: converting it later would move its 200 bytes once more), or the protocol error for
+/// a tool that does not exist (or a cancelled request, whose reply the transport drops).
+pub(super) type Answered<R = CallToolResult> = Result<R, ErrorData>;
 
 impl<'s, R> CallTool<'s, R> {
     /// The call of the tool `name`, its result made into `R`.
@@ -59,12 +56,11 @@ impl<'s, R> CallTool<'s, R> {
         Self {
             server,
             stage: InPlace::Start((name, arguments, context)),
-            into: PhantomData,
         }
     }
 }
 
-impl<R: From<CallToolResult>> Future for CallTool<'_, R> {
+impl<R: From<CallToolResult> + Send + 'static> Future for CallTool<'_, R> {
     type Output = Result<R, ErrorData>;
 
     #[inline]
@@ -85,7 +81,6 @@ impl<R: From<CallToolResult>> Future for CallTool<'_, R> {
                 }
                 server.begin(name, std::mem::take(arguments), context, task)
             })
-            .map_ok(R::from)
     }
 }
 
@@ -103,13 +98,13 @@ struct Answer<'s> {
 impl McpServer {
     /// Begins one `tools/call`, polling the tool in place with `task`.
     #[inline(always)]
-    pub(super) fn begin<'s>(
+    pub(super) fn begin<'s, R: From<CallToolResult> + Send + 'static>(
         &'s self,
         name: &str,
         arguments: Value,
         context: &RequestContext<RoleServer>,
         task: &mut Context<'_>,
-    ) -> FirstPoll<'s, Answered> {
+    ) -> FirstPoll<'s, Answered<R>> {
         let inner = &self.inner;
         // The request stays where the future holds it: only what the call takes is moved out.
         let RequestContext {
@@ -246,14 +241,14 @@ impl<'s> Answer<'s> {
     /// reports on to the client while the call runs (`watch`), and answers at its end, or when
     /// `token` (the request's) is cancelled. `to_result` makes the output the client's result.
     #[inline(always)]
-    fn begin<T: Send + 's>(
+    fn begin<T: Send + 's, R: From<CallToolResult> + Send + 'static>(
         self,
         started: FirstPoll<'s, CallOutcome<T>>,
         call_id: &str,
         token: &CancellationToken,
         watch: Option<Watch<'s>>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult + Send + 's,
-    ) -> FirstPoll<'s, Answered> {
+    ) -> FirstPoll<'s, Answered<R>> {
         let running = match started {
             // Done before anyone could stop it: answered, also when the client cancelled the
             // request meanwhile (the transport then drops the answer).
@@ -286,11 +281,11 @@ impl<'s> Answer<'s> {
 
     /// The client's answer to a call that ended with `outcome`.
     #[inline(always)]
-    fn answer<T>(
+    fn answer<T, R: From<CallToolResult>>(
         self,
         outcome: CallOutcome<T>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
-    ) -> Answered {
+    ) -> Answered<R> {
         let Self {
             server,
             span,
@@ -303,13 +298,13 @@ impl<'s> Answer<'s> {
                 if let Some(max) = budget {
                     within_budget(&mut result, max);
                 }
-                Ok(result)
+                Ok(R::from(result))
             }
             Err(failure) => {
                 let result =
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);
                 server.report(&span, &failure);
-                Ok(result)
+                Ok(R::from(result))
             }
         }
     }
