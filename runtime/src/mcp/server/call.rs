@@ -9,7 +9,7 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::future::Either;
+use futures::future::{BoxFuture, Either};
 use rmcp::model::{CallToolResult, ContentBlock, ErrorCode, ErrorData, NumberOrString};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -56,6 +56,15 @@ impl<'s, R> CallTool<'s, R> {
         Self {
             server,
             stage: InPlace::Start((name, arguments, context)),
+        }
+    }
+
+    /// A call answered by `running` (a `#[tool(task)]` tool's task, created), polled as
+    /// [`new`](Self::new)'s call is once it goes on.
+    pub(super) fn going(server: &'s McpServer, running: BoxFuture<'s, Answered<R>>) -> Self {
+        Self {
+            server,
+            stage: InPlace::Running(running),
         }
     }
 }

@@ -4,7 +4,6 @@
 
 use std::future::Future;
 
-use futures::future::Either;
 use rmcp::ServerHandler;
 #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
 use rmcp::model::{
@@ -79,19 +78,24 @@ impl ServerHandler for McpServer {
         if let Some(store) = &self.inner.tasks
             && task::wanted(self, &request, &context)
         {
-            return Either::Right(Box::pin(async move {
-                let created = task::start(self, store, request, context).await;
-                created.map(CallToolResponse::Task)
-            }));
+            // The same future, going on from the start: one future type, and no choice
+            // between two to make at each poll of the plain call.
+            return CallTool::going(
+                self,
+                Box::pin(async move {
+                    let created = task::start(self, store, request, context).await;
+                    created.map(CallToolResponse::Task)
+                }),
+            );
         }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        Either::Left(CallTool::<CallToolResponse>::new(
+        CallTool::<CallToolResponse>::new(
             self,
             // A name the request borrows (made in process) is not copied.
             request.name,
             arguments,
             context,
-        ))
+        )
     }
 
     async fn get_task(
