@@ -200,7 +200,6 @@ impl ToolSet {
 
     /// [`get`](Self::get), with the tool's position among the tools: for a consumer that
     /// keeps something per tool in the same order.
-    #[inline]
     pub(crate) fn find(&self, name: &str) -> Option<(usize, &Arc<str>, &Arc<dyn Tool>)> {
         let i = if self.names.len() <= COMPARED {
             self.names.iter().position(|known| **known == *name)?
