@@ -251,9 +251,16 @@ async fn an_accepted_call_runs_once_the_user_saw_the_tool_the_arguments_and_thei
 
     let asked = user.asked();
     assert_eq!(asked.len(), 1, "asked once");
+    assert_shows_closing_acc_1(&asked[0]);
+    assert_balance_is_not_asked_about(&setup, &user).await;
+}
+
+/// `question` shows the call that closes ACC-1: the tool, the arguments and their digest, which
+/// fills in the form.
+fn assert_shows_closing_acc_1(question: &ElicitRequestParams) {
     let digest = CallDigest::of("close_account", &json!({"account": "ACC-1"}));
-    assert_eq!(shown_digest(&asked[0]), digest.to_string());
-    let ElicitRequestParams::FormElicitationParams { message, .. } = &asked[0] else {
+    assert_eq!(shown_digest(question), digest.to_string());
+    let ElicitRequestParams::FormElicitationParams { message, .. } = question else {
         unreachable!()
     };
     for part in [
@@ -263,31 +270,44 @@ async fn an_accepted_call_runs_once_the_user_saw_the_tool_the_arguments_and_thei
     ] {
         assert!(message.contains(part), "{part} in {message}");
     }
+}
 
-    // A tool that needs no approval is not asked about.
+/// A tool that needs no approval runs without a question.
+async fn assert_balance_is_not_asked_about(setup: &Setup, user: &User) {
+    let before = user.asked().len();
     let balance = CallToolRequestParams::new("balance")
         .with_arguments(json!({"account": "ACC-1"}).as_object().unwrap().clone());
-    assert_eq!(text(&call(&setup, balance).await), "ACC-1: 10.00");
-    assert_eq!(user.asked().len(), 1);
+    assert_eq!(text(&call(setup, balance).await), "ACC-1: 10.00");
+    assert_eq!(user.asked().len(), before);
 }
 
 #[tokio::test]
 async fn a_declined_or_dismissed_call_is_refused_and_never_runs() {
-    for (answer, reason) in [
-        (Answer::Decline, RefusalReason::Declined),
-        (Answer::Cancel, RefusalReason::Cancelled),
+    // Asked while the call waits, or (protocol 2026-07-28) in an input-required result.
+    for lifecycle in [
+        ClientLifecycleMode::Initialize,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
     ] {
-        let user = User::answering(answer);
-        let setup = asking(user.clone()).await;
-        let result = call(&setup, close("ACC-1")).await;
-        assert_eq!(result.is_error, Some(true));
-        assert_eq!(text(&result), NOT_APPROVED);
-        assert_eq!(setup.bank.closed(), 0, "{reason:?}: never run");
-        assert_eq!(user.asked().len(), 1);
-        let (failure, got) = refusal(&setup.failures);
-        assert_eq!(got, reason);
-        assert_eq!(failure.shown_to_model, NOT_APPROVED);
-        assert_eq!(failure.arguments, json!({"account": "ACC-1"}));
+        for (answer, reason) in [
+            (Answer::Decline, RefusalReason::Declined),
+            (Answer::Cancel, RefusalReason::Cancelled),
+            (Answer::AcceptEmpty, RefusalReason::Mismatch),
+        ] {
+            let user = User::answering(answer);
+            let build = |builder: reticent::mcp::McpServerBuilder| builder.elicit_approval(WAIT);
+            let setup = connect(user.clone(), build, lifecycle.clone()).await;
+            let result = call(&setup, close("ACC-1")).await;
+            assert_eq!(result.is_error, Some(true));
+            assert_eq!(text(&result), NOT_APPROVED);
+            assert_eq!(setup.bank.closed(), 0, "{reason:?}: never run");
+            assert_eq!(user.asked().len(), 1);
+            let (failure, got) = refusal(&setup.failures);
+            assert_eq!(got, reason);
+            assert_eq!(failure.shown_to_model, NOT_APPROVED);
+            assert_eq!(failure.arguments, json!({"account": "ACC-1"}));
+        }
     }
 }
 
@@ -519,18 +539,7 @@ async fn a_2026_client_is_asked_in_an_input_required_result_and_runs_the_call_it
 
     // The first answer is the question: the tool, the arguments and their digest.
     let (question, state) = question_of(once(&setup, close("ACC-1")).await);
-    let digest = CallDigest::of("close_account", &json!({"account": "ACC-1"}));
-    assert_eq!(shown_digest(&question), digest.to_string());
-    let ElicitRequestParams::FormElicitationParams { message, .. } = &question else {
-        unreachable!()
-    };
-    for part in [
-        "`close_account`",
-        "\"account\": \"ACC-1\"",
-        &digest.to_string(),
-    ] {
-        assert!(message.contains(part), "{part} in {message}");
-    }
+    assert_shows_closing_acc_1(&question);
     assert!(!state.is_empty());
     assert_eq!(setup.bank.closed(), 0, "not run before the answer");
     assert!(
@@ -544,34 +553,9 @@ async fn a_2026_client_is_asked_in_an_input_required_result_and_runs_the_call_it
     assert_eq!(text(&result), "closed ACC-1");
     assert_eq!(setup.bank.closed(), 1);
     assert_eq!(user.asked().len(), 1);
-    assert_eq!(shown_digest(&user.asked()[0]), digest.to_string());
+    assert_shows_closing_acc_1(&user.asked()[0]);
     assert!(setup.failures.all().is_empty());
-
-    // A tool that needs no approval is not asked about.
-    let balance = CallToolRequestParams::new("balance")
-        .with_arguments(json!({"account": "ACC-1"}).as_object().unwrap().clone());
-    assert_eq!(text(&call(&setup, balance).await), "ACC-1: 10.00");
-    assert_eq!(user.asked().len(), 1);
-}
-
-#[tokio::test]
-async fn a_2026_client_that_declines_or_dismisses_is_refused_and_the_call_never_runs() {
-    for (answer, reason) in [
-        (Answer::Decline, RefusalReason::Declined),
-        (Answer::Cancel, RefusalReason::Cancelled),
-        (Answer::AcceptEmpty, RefusalReason::Mismatch),
-    ] {
-        let user = User::answering(answer);
-        let setup = modern(user.clone(), |builder| builder.elicit_approval(WAIT)).await;
-        let result = call(&setup, close("ACC-1")).await;
-        assert_eq!(result.is_error, Some(true));
-        assert_eq!(text(&result), NOT_APPROVED);
-        assert_eq!(setup.bank.closed(), 0, "{reason:?}: never run");
-        assert_eq!(user.asked().len(), 1);
-        let (failure, got) = refusal(&setup.failures);
-        assert_eq!(got, reason);
-        assert_eq!(failure.arguments, json!({"account": "ACC-1"}));
-    }
+    assert_balance_is_not_asked_about(&setup, &user).await;
 }
 
 #[tokio::test]
