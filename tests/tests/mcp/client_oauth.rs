@@ -15,11 +15,10 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper_util::rt::TokioIo;
-use reticent::mcp::McpServer;
 use reticent::mcp::oauth::OAuth;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpService;
-use reticent::mcp::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use reticent::mcp::{HttpSessions, McpServer};
 use reticent::mcp::{McpClient, McpClientBuilder};
 use reticent::{Tool, ToolContext};
 use reticent_tests::mcp::oauth::follow;
@@ -69,7 +68,7 @@ struct Protected {
     issued: AtomicUsize,
     /// The lifetime of the tokens issued, in seconds.
     expires_in: u64,
-    mcp: StreamableHttpService<McpServer, LocalSessionManager>,
+    mcp: StreamableHttpService<McpServer, HttpSessions>,
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response<Body> {

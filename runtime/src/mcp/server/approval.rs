@@ -121,11 +121,14 @@ impl McpServer {
 
     /// Asks the client's user to approve `request`, then answers it: run as any call when
     /// approved, refused otherwise.
-    pub(super) fn approve_then_call(&self, request: Request) -> FirstPoll<'_, Answered> {
+    pub(super) fn approve_then_call<R: From<CallToolResult> + Send + 'static>(
+        &self,
+        request: Request,
+    ) -> FirstPoll<'_, Answered<R>> {
         FirstPoll::Running(Box::pin(async move {
             let (name, arguments, context) = &request;
             if let Err(refused) = self.approve(name, arguments, context).await {
-                return refused;
+                return refused.map(R::from);
             }
             self.call_approved(request).await
         }))
@@ -144,12 +147,12 @@ impl McpServer {
         let (name, arguments, context) = &request;
         let start = Instant::now();
         let Some(shown) = shown(arguments) else {
-            return self.call_approved(request).await.map(Into::into);
+            return self.call_approved(request).await;
         };
         let digest = CallDigest::of(name, &shown);
         let reason = if !declares_form(context) {
             if self.inner.trust_client_approval {
-                return self.call_approved(request).await.map(Into::into);
+                return self.call_approved(request).await;
             }
             RefusalReason::CannotAsk
         } else if let Some(state) = &retry.request_state {
@@ -161,7 +164,7 @@ impl McpServer {
                 Some(_) => match retry.answer() {
                     None => RefusalReason::Unanswered,
                     Some(answer) => match verdict(&answer, digest) {
-                        None => return self.call_approved(request).await.map(Into::into),
+                        None => return self.call_approved(request).await,
                         Some(reason) => reason,
                     },
                 },
@@ -185,7 +188,10 @@ impl McpServer {
     }
 
     /// Runs `request`, which is approved, as any call.
-    async fn call_approved(&self, request: Request) -> Answered {
+    async fn call_approved<R: From<CallToolResult> + Send + 'static>(
+        &self,
+        request: Request,
+    ) -> Answered<R> {
         let mut request = Some(request);
         let started = std::future::poll_fn(|task| {
             let (name, arguments, context) = request.take().expect("polled once: ready");

@@ -4,14 +4,13 @@
 
 use std::future::Future;
 
-use futures::future::{BoxFuture, Either};
 use rmcp::ServerHandler;
 #[allow(deprecated)] // MCP logging, deprecated by the 2026-07-28 protocol, still in use
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest, CustomResult,
-    ErrorCode, ErrorData, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequestParams,
-    UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CustomRequest,
+    CustomResult, ErrorCode, ErrorData, GetTaskParams, GetTaskResult, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerResult,
+    SetLevelRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
@@ -69,6 +68,9 @@ impl ServerHandler for McpServer {
         self.inner.listed.get(position).cloned()
     }
 
+    // Inlined into the caller (rmcp's dispatch, generic over the handler, as rmcp's own
+    // `#[tool_handler]` code is): a call, and a copy of the 300-byte future, fewer per request.
+    #[inline]
     fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -77,11 +79,15 @@ impl ServerHandler for McpServer {
         if let Some(store) = &self.inner.tasks
             && task::wanted(self, &request, &context)
         {
-            let created: BoxFuture<'_, _> = Box::pin(async move {
-                let created = task::start(self, store, request, context).await;
-                created.map(CallToolResponse::Task)
-            });
-            return Either::Right(created);
+            // The same future, going on from the start: one future type, and no choice
+            // between two to make at each poll of the plain call.
+            return CallTool::going(
+                self,
+                Box::pin(async move {
+                    let created = task::start(self, store, request, context).await;
+                    created.map(CallToolResponse::Task)
+                }),
+            );
         }
         // A call a person must approve first, of a client that answers the question by sending
         // the call again (approval.rs).
@@ -92,17 +98,16 @@ impl ServerHandler for McpServer {
                 request_state: request.request_state,
             };
             let request = (request.name, arguments, context);
-            return Either::Right(Box::pin(self.approve_on_retry(request, retry)));
+            return CallTool::going(self, Box::pin(self.approve_on_retry(request, retry)));
         }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        Either::Left(CallTool::new(
+        CallTool::<CallToolResponse>::new(
             self,
             // A name the request borrows (made in process) is not copied.
             request.name,
             arguments,
             context,
-            CallToolResponse::from,
-        ))
+        )
     }
 
     async fn get_task(
@@ -183,14 +188,8 @@ impl ServerHandler for McpServer {
                 .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
             return Ok(CustomResult::new(result));
         }
-        let mut result = CallTool::new(
-            self,
-            name.into(),
-            arguments,
-            context,
-            std::convert::identity,
-        )
-        .await?;
+        let mut result =
+            CallTool::<CallToolResult>::new(self, name.into(), arguments, context).await?;
         if !modern {
             // As rmcp does for the results it sends itself.
             result.result_type = None;
