@@ -2,20 +2,24 @@
 //! each call of a tool that needs approval (`elicitation/create`, with the tool, the arguments
 //! and their digest), and runs it only on an `accept` that names that digest. And a tool that
 //! asks the client's user itself (`ToolContext::elicit`). rmcp's client plays the user, in
-//! memory.
+//! memory. A client of protocol 2026-07-28, which allows the server no requests of its own, is
+//! asked through an input-required result and answers by sending the call again.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reticent::agent::CallDigest;
+use reticent::mcp::rmcp::ClientHandler;
 use reticent::mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
-    CustomRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-    ErrorData, Implementation, ProtocolVersion, RequestMetaObject, ServerResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    ClientRequest, CustomRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, ErrorData, Implementation, InputRequest, InputRequiredResult,
+    InputResponses, ProtocolVersion, RequestMetaObject, ServerResult,
 };
-use reticent::mcp::rmcp::service::{RequestContext, RoleClient, RunningService, ServiceExt};
-use reticent::mcp::rmcp::{ClientHandler, RoleServer};
+use reticent::mcp::rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService,
+};
 use reticent::mcp::{ApprovalRefused, AskError, Elicited, McpServer, RefusalReason};
 use reticent::{ToolFailure, failures::kinds};
 use reticent_tests::mcp::{Failures, text};
@@ -155,7 +159,6 @@ struct Setup {
     bank: Arc<Bank>,
     failures: Failures,
     client: RunningService<RoleClient, User>,
-    _server: RunningService<RoleServer, McpServer>,
 }
 
 /// How long the tests' servers wait for an answer.
@@ -164,6 +167,14 @@ const WAIT: Duration = Duration::from_secs(10);
 async fn setup(
     user: User,
     build: impl FnOnce(reticent::mcp::McpServerBuilder) -> reticent::mcp::McpServerBuilder,
+) -> Setup {
+    connect(user, build, ClientLifecycleMode::Initialize).await
+}
+
+async fn connect(
+    user: User,
+    build: impl FnOnce(reticent::mcp::McpServerBuilder) -> reticent::mcp::McpServerBuilder,
+    lifecycle: ClientLifecycleMode,
 ) -> Setup {
     let bank = Arc::new(Bank::default());
     let failures = Failures::default();
@@ -175,12 +186,21 @@ async fn setup(
     .build()
     .unwrap();
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    let (server, client) = tokio::join!(server.serve(server_end), user.serve(client_end));
+    // The server serves until the client leaves. A client of protocol 2026-07-28 is connected
+    // once `server/discover` is answered, and the server starts with its first request.
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = user.serve_with_lifecycle(client_end, lifecycle);
+    let client = tokio::time::timeout(Duration::from_secs(30), client)
+        .await
+        .expect("the client connects in time");
     Setup {
         bank,
         failures,
         client: client.expect("the client connects"),
-        _server: server.expect("the server starts"),
     }
 }
 
@@ -231,9 +251,16 @@ async fn an_accepted_call_runs_once_the_user_saw_the_tool_the_arguments_and_thei
 
     let asked = user.asked();
     assert_eq!(asked.len(), 1, "asked once");
+    assert_shows_closing_acc_1(&asked[0]);
+    assert_balance_is_not_asked_about(&setup, &user).await;
+}
+
+/// `question` shows the call that closes ACC-1: the tool, the arguments and their digest, which
+/// fills in the form.
+fn assert_shows_closing_acc_1(question: &ElicitRequestParams) {
     let digest = CallDigest::of("close_account", &json!({"account": "ACC-1"}));
-    assert_eq!(shown_digest(&asked[0]), digest.to_string());
-    let ElicitRequestParams::FormElicitationParams { message, .. } = &asked[0] else {
+    assert_eq!(shown_digest(question), digest.to_string());
+    let ElicitRequestParams::FormElicitationParams { message, .. } = question else {
         unreachable!()
     };
     for part in [
@@ -243,31 +270,44 @@ async fn an_accepted_call_runs_once_the_user_saw_the_tool_the_arguments_and_thei
     ] {
         assert!(message.contains(part), "{part} in {message}");
     }
+}
 
-    // A tool that needs no approval is not asked about.
+/// A tool that needs no approval runs without a question.
+async fn assert_balance_is_not_asked_about(setup: &Setup, user: &User) {
+    let before = user.asked().len();
     let balance = CallToolRequestParams::new("balance")
         .with_arguments(json!({"account": "ACC-1"}).as_object().unwrap().clone());
-    assert_eq!(text(&call(&setup, balance).await), "ACC-1: 10.00");
-    assert_eq!(user.asked().len(), 1);
+    assert_eq!(text(&call(setup, balance).await), "ACC-1: 10.00");
+    assert_eq!(user.asked().len(), before);
 }
 
 #[tokio::test]
 async fn a_declined_or_dismissed_call_is_refused_and_never_runs() {
-    for (answer, reason) in [
-        (Answer::Decline, RefusalReason::Declined),
-        (Answer::Cancel, RefusalReason::Cancelled),
+    // Asked while the call waits, or (protocol 2026-07-28) in an input-required result.
+    for lifecycle in [
+        ClientLifecycleMode::Initialize,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
     ] {
-        let user = User::answering(answer);
-        let setup = asking(user.clone()).await;
-        let result = call(&setup, close("ACC-1")).await;
-        assert_eq!(result.is_error, Some(true));
-        assert_eq!(text(&result), NOT_APPROVED);
-        assert_eq!(setup.bank.closed(), 0, "{reason:?}: never run");
-        assert_eq!(user.asked().len(), 1);
-        let (failure, got) = refusal(&setup.failures);
-        assert_eq!(got, reason);
-        assert_eq!(failure.shown_to_model, NOT_APPROVED);
-        assert_eq!(failure.arguments, json!({"account": "ACC-1"}));
+        for (answer, reason) in [
+            (Answer::Decline, RefusalReason::Declined),
+            (Answer::Cancel, RefusalReason::Cancelled),
+            (Answer::AcceptEmpty, RefusalReason::Mismatch),
+        ] {
+            let user = User::answering(answer);
+            let build = |builder: reticent::mcp::McpServerBuilder| builder.elicit_approval(WAIT);
+            let setup = connect(user.clone(), build, lifecycle.clone()).await;
+            let result = call(&setup, close("ACC-1")).await;
+            assert_eq!(result.is_error, Some(true));
+            assert_eq!(text(&result), NOT_APPROVED);
+            assert_eq!(setup.bank.closed(), 0, "{reason:?}: never run");
+            assert_eq!(user.asked().len(), 1);
+            let (failure, got) = refusal(&setup.failures);
+            assert_eq!(got, reason);
+            assert_eq!(failure.shown_to_model, NOT_APPROVED);
+            assert_eq!(failure.arguments, json!({"account": "ACC-1"}));
+        }
     }
 }
 
@@ -361,15 +401,15 @@ async fn a_client_that_cannot_ask_its_user_is_refused_unless_trusted_to_ask_itse
     assert_eq!(setup.bank.closed(), 0);
     assert_eq!(refusal(&setup.failures).1, RefusalReason::CannotAsk);
 
-    // Declared, on a call of protocol 2026-07-28, which allows the server no requests of its
-    // own.
+    // A call of protocol 2026-07-28 whose own capabilities declare no elicitation, on a
+    // connection whose client declared it: the call's capabilities count.
     let user = User::answering(Answer::Accept);
     let setup = asking(user.clone()).await;
     let mut modern = close("ACC-1");
     modern.meta = Some(RequestMetaObject::with_client_context(
         ProtocolVersion::V_2026_07_28,
         Implementation::new("user", "1"),
-        ClientCapabilities::builder().enable_elicitation().build(),
+        ClientCapabilities::default(),
     ));
     let result = call(&setup, modern).await;
     assert_eq!(text(&result), UNAVAILABLE);
@@ -415,6 +455,258 @@ fn build_takes_a_tool_that_needs_approval_when_the_server_asks_for_it() {
             .build()
             .is_ok()
     );
+}
+
+// ---- a client of protocol 2026-07-28: the question in an input-required result ---------------
+
+/// The bank's server, and `user`'s client speaking protocol 2026-07-28 to it: `server/discover`,
+/// then requests that each carry their protocol version and capabilities.
+async fn modern(
+    user: User,
+    build: impl FnOnce(reticent::mcp::McpServerBuilder) -> reticent::mcp::McpServerBuilder,
+) -> Setup {
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    connect(user, build, lifecycle).await
+}
+
+/// One round of a call: the server's answer as it is, without rmcp's client following an
+/// input-required result.
+async fn once(setup: &Setup, params: CallToolRequestParams) -> CallToolResponse {
+    let once = setup.client.peer().call_tool_once(params);
+    tokio::time::timeout(Duration::from_secs(30), once)
+        .await
+        .expect("the call is answered")
+        .expect("the call is a response")
+}
+
+/// The question of an input-required result, and its state.
+fn question_of(response: CallToolResponse) -> (ElicitRequestParams, String) {
+    let CallToolResponse::InputRequired(InputRequiredResult {
+        input_requests: Some(mut requests),
+        request_state: Some(state),
+        ..
+    }) = response
+    else {
+        panic!("a question and a state: {response:?}")
+    };
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    match requests.remove("approval") {
+        Some(InputRequest::Elicitation(request)) => (request.params, state),
+        other => panic!("the approval question: {other:?}"),
+    }
+}
+
+/// The user's acceptance of the call whose digest is `digest`.
+fn accepting(digest: &str) -> ElicitResult {
+    ElicitResult::new(ElicitationAction::Accept).with_content(json!({"digest": digest}))
+}
+
+/// `params` sent again with `state` and, unless `None`, `answer` to the approval question.
+fn again(
+    params: CallToolRequestParams,
+    state: &str,
+    answer: Option<&ElicitResult>,
+) -> CallToolRequestParams {
+    let params = params.with_request_state(state);
+    match answer {
+        None => params,
+        Some(answer) => params.with_input_responses(InputResponses::from([(
+            "approval".to_owned(),
+            serde_json::to_value(answer).unwrap(),
+        )])),
+    }
+}
+
+/// The reasons of the refusals the server reported, in order; each shown as `NOT_APPROVED`.
+fn reasons(failures: &Failures) -> Vec<RefusalReason> {
+    failures
+        .all()
+        .iter()
+        .map(|failure| {
+            assert_eq!(failure.shown_to_model, NOT_APPROVED);
+            let refused = failure.error.downcast_ref::<ApprovalRefused>().unwrap();
+            refused.reason.clone()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_2026_client_is_asked_in_an_input_required_result_and_runs_the_call_it_accepted() {
+    let user = User::answering(Answer::Accept);
+    let setup = modern(user.clone(), |builder| builder.elicit_approval(WAIT)).await;
+
+    // The first answer is the question: the tool, the arguments and their digest.
+    let (question, state) = question_of(once(&setup, close("ACC-1")).await);
+    assert_shows_closing_acc_1(&question);
+    assert!(!state.is_empty());
+    assert_eq!(setup.bank.closed(), 0, "not run before the answer");
+    assert!(
+        user.asked().is_empty(),
+        "the server sent no request of its own"
+    );
+
+    // rmcp's client asks its user and sends the call again with the answer: it runs.
+    let result = call(&setup, close("ACC-1")).await;
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    assert_eq!(text(&result), "closed ACC-1");
+    assert_eq!(setup.bank.closed(), 1);
+    assert_eq!(user.asked().len(), 1);
+    assert_shows_closing_acc_1(&user.asked()[0]);
+    assert!(setup.failures.all().is_empty());
+    assert_balance_is_not_asked_about(&setup, &user).await;
+}
+
+#[tokio::test]
+async fn a_2026_approval_approves_only_the_call_shown_and_only_once() {
+    let user = User::answering(Answer::Accept);
+    let setup = modern(user, |builder| builder.elicit_approval(WAIT)).await;
+    let digest =
+        |account: &str| CallDigest::of("close_account", &json!({"account": account})).to_string();
+
+    // The user was shown ACC-1 and accepted; the call comes back to close ACC-2.
+    let (question, state) = question_of(once(&setup, close("ACC-1")).await);
+    let accepted = accepting(&shown_digest(&question));
+    let result = once(&setup, again(close("ACC-2"), &state, Some(&accepted))).await;
+    let CallToolResponse::Complete(result) = result else {
+        panic!("refused: {result:?}")
+    };
+    assert_eq!(text(&result), NOT_APPROVED);
+    // The state was used by that call: not even the call shown runs with it now.
+    let result = call(&setup, again(close("ACC-1"), &state, Some(&accepted))).await;
+    assert_eq!(text(&result), NOT_APPROVED);
+
+    // An acceptance that names another call's digest.
+    let (_, state) = question_of(once(&setup, close("ACC-1")).await);
+    let other = accepting(&digest("ACC-2"));
+    let result = call(&setup, again(close("ACC-1"), &state, Some(&other))).await;
+    assert_eq!(text(&result), NOT_APPROVED);
+
+    // The state without an answer.
+    let (_, state) = question_of(once(&setup, close("ACC-1")).await);
+    let result = call(&setup, again(close("ACC-1"), &state, None)).await;
+    assert_eq!(text(&result), NOT_APPROVED);
+
+    // A state the server never sent.
+    let forged = digest("ACC-1");
+    let result = call(&setup, again(close("ACC-1"), &forged, Some(&accepted))).await;
+    assert_eq!(text(&result), NOT_APPROVED);
+
+    // An answer with no state was never asked for: the call is asked about again.
+    let unasked = close("ACC-1").with_input_responses(InputResponses::from([(
+        "approval".to_owned(),
+        serde_json::to_value(&accepted).unwrap(),
+    )]));
+    question_of(once(&setup, unasked).await);
+    assert_eq!(setup.bank.closed(), 0, "nothing ran");
+
+    // The call shown, accepted: it runs, once; the same answer sent again runs nothing.
+    let (question, state) = question_of(once(&setup, close("ACC-1")).await);
+    let accepted = accepting(&shown_digest(&question));
+    let result = call(&setup, again(close("ACC-1"), &state, Some(&accepted))).await;
+    assert_eq!(text(&result), "closed ACC-1");
+    let result = call(&setup, again(close("ACC-1"), &state, Some(&accepted))).await;
+    assert_eq!(text(&result), NOT_APPROVED);
+    assert_eq!(setup.bank.closed(), 1);
+
+    use RefusalReason::{Mismatch, Stale, Unanswered};
+    assert_eq!(
+        reasons(&setup.failures),
+        [Mismatch, Stale, Mismatch, Unanswered, Stale, Stale]
+    );
+}
+
+#[tokio::test]
+async fn a_2026_question_is_answered_within_the_wait_or_not_at_all() {
+    let wait = Duration::from_millis(200);
+    let setup = modern(User::answering(Answer::Accept), |builder| {
+        builder.elicit_approval(wait)
+    })
+    .await;
+    let (question, state) = question_of(once(&setup, close("ACC-1")).await);
+    tokio::time::sleep(wait * 2).await;
+    let accepted = accepting(&shown_digest(&question));
+    let result = call(&setup, again(close("ACC-1"), &state, Some(&accepted))).await;
+    assert_eq!(text(&result), NOT_APPROVED);
+    assert_eq!(setup.bank.closed(), 0);
+    assert_eq!(reasons(&setup.failures), [RefusalReason::Stale]);
+    assert_eq!(
+        setup.failures.one().error.to_string(),
+        format!(
+            "the call `{}` of `close_account` was not approved (the request state names no \
+             question still waiting); it was not run",
+            setup.failures.one().call_id
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_2026_client_without_elicitation_is_refused_unless_trusted_to_ask_itself() {
+    let silent = User {
+        asks: false,
+        ..User::answering(Answer::Accept)
+    };
+    let setup = modern(silent.clone(), |builder| builder.elicit_approval(WAIT)).await;
+    let result = call(&setup, close("ACC-1")).await;
+    assert_eq!(
+        text(&result),
+        "Tool 'close_account' needs a person's approval before it runs, and this client cannot \
+         ask its user: it was not run"
+    );
+    assert_eq!(setup.bank.closed(), 0);
+    assert_eq!(refusal(&setup.failures).1, RefusalReason::CannotAsk);
+
+    let setup = modern(silent.clone(), |builder| {
+        builder.elicit_approval(WAIT).trust_client_approval(true)
+    })
+    .await;
+    assert_eq!(text(&call(&setup, close("ACC-1")).await), "closed ACC-1");
+    assert_eq!(setup.bank.closed(), 1);
+    assert!(silent.asked().is_empty());
+}
+
+#[tokio::test]
+async fn a_2026_call_whose_arguments_are_json_text_is_asked_and_approved_as_that_json() {
+    let setup = modern(User::answering(Answer::Accept), |builder| {
+        builder.elicit_approval(WAIT)
+    })
+    .await;
+    let meta = serde_json::to_value(RequestMetaObject::with_client_context(
+        ProtocolVersion::V_2026_07_28,
+        Implementation::new("user", "1"),
+        ClientCapabilities::builder().enable_elicitation().build(),
+    ))
+    .unwrap();
+    let send = |params: Value| async {
+        let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params)));
+        match setup.client.send_request(request).await.unwrap() {
+            ServerResult::CustomResult(result) => result.0,
+            other => serde_json::to_value(other).unwrap(),
+        }
+    };
+    let params = json!({
+        "_meta": meta,
+        "name": "close_account",
+        "arguments": "{\"account\": \"ACC-1\"}",
+    });
+    let first = send(params.clone()).await;
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let question = &first["inputRequests"]["approval"];
+    assert_eq!(question["method"], "elicitation/create", "{first}");
+    let digest = CallDigest::of("close_account", &json!({"account": "ACC-1"})).to_string();
+    assert_eq!(
+        question["params"]["requestedSchema"]["properties"]["digest"]["default"],
+        digest
+    );
+    assert_eq!(setup.bank.closed(), 0);
+
+    let mut retry = params;
+    retry["requestState"] = first["requestState"].clone();
+    retry["inputResponses"] = json!({"approval": accepting(&digest)});
+    let result = send(retry).await;
+    assert_eq!(result["isError"], json!(false), "{result}");
+    assert_eq!(setup.bank.closed(), 1);
 }
 
 // ---- a tool asks the client's user: ToolContext::elicit --------------------------------------

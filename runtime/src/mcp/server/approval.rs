@@ -1,17 +1,25 @@
 //! Approvals over MCP: a call of a tool that needs a person's approval, served by a server built
 //! with [`elicit_approval`](super::McpServerBuilder::elicit_approval), is shown to the client's
-//! user (`elicitation/create`: the tool, the arguments and their [`CallDigest`]) and runs only
-//! when the user accepts with that digest. A decline, a cancel, another digest, no answer within
-//! the wait, or a client that cannot ask its user refuses the call; it is never run.
+//! user (an elicitation: the tool, the arguments and their [`CallDigest`]) and runs only when
+//! the user accepts with that digest. A decline, a cancel, another digest, no answer within the
+//! wait, or a client that cannot ask its user refuses the call; it is never run.
+//!
+//! A client of protocol 2025-11-25 or older is asked while the call waits (`elicitation/create`).
+//! One of 2026-07-28 or later, which allows the server no requests of its own, has its call
+//! answered with an input-required result that carries the question; it sends the call again
+//! with the answer and the result's `requestState`, a handle to the question the server keeps
+//! (`questions.rs`).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolResult, ContentBlock, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, ErrorCode, ErrorData, NumberOrString, PrimitiveSchemaDefinition,
+    CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ElicitationSchema, ErrorCode, ErrorData, InputRequest,
+    InputRequests, InputRequiredResult, InputResponses, NumberOrString, PrimitiveSchemaDefinition,
     StringSchema,
 };
 use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
@@ -21,6 +29,7 @@ use tokio::time::Instant;
 use super::McpServer;
 use super::ask::{self, AskError};
 use super::call::{Answered, Request};
+use super::questions::Full;
 use crate::agent::CallDigest;
 use crate::error::{ToolFailure, kinds};
 use crate::in_place::FirstPoll;
@@ -29,6 +38,10 @@ use crate::tool::CallSpan;
 
 /// The property of the elicitation form that holds the digest of the call the user approves.
 pub(super) const DIGEST_FIELD: &str = "digest";
+
+/// The key of the approval question in an input-required result's `inputRequests`, and of its
+/// answer in the `inputResponses` of the call sent again.
+pub(super) const QUESTION_KEY: &str = "approval";
 
 /// A call of a tool that needs a person's approval, which the client's user did not approve:
 /// it was not run. The model is shown `Tool 'NAME' was not approved` (or, when the client
@@ -61,11 +74,19 @@ pub enum RefusalReason {
     Mismatch,
     /// No answer came within the wait the server allows.
     NoAnswer(Duration),
-    /// The client cannot ask its user: it declared no form elicitation, or its protocol
-    /// (2026-07-28 and later) allows the server no requests of its own.
+    /// The client cannot ask its user: it declared no form elicitation (or, for a call
+    /// answered with a task, its protocol, 2026-07-28 or later, allows the server no requests
+    /// of its own).
     CannotAsk,
     /// The question could not be asked or its answer not read; the error, as rmcp gave it.
     Failed(String),
+    /// The call was sent again with a `requestState` that names no question the server is
+    /// waiting on: one it never sent, one answered already, or one older than the wait.
+    Stale,
+    /// The call was sent again with its question's `requestState` but no answer to it.
+    Unanswered,
+    /// The server already waits on as many questions as it keeps (1024) and asked none.
+    TooManyQuestions,
 }
 
 impl fmt::Display for RefusalReason {
@@ -79,6 +100,9 @@ impl fmt::Display for RefusalReason {
             }
             Self::CannotAsk => f.write_str("the client cannot ask its user"),
             Self::Failed(error) => write!(f, "the question failed: {error}"),
+            Self::Stale => f.write_str("the request state names no question still waiting"),
+            Self::Unanswered => f.write_str("the call came back without an answer"),
+            Self::TooManyQuestions => f.write_str("too many questions wait for an answer"),
         }
     }
 }
@@ -102,21 +126,82 @@ impl McpServer {
         request: Request,
     ) -> FirstPoll<'_, Answered<R>> {
         FirstPoll::Running(Box::pin(async move {
-            let (name, arguments, context) = request;
-            if let Err(refused) = self.approve(&name, &arguments, &context).await {
+            let (name, arguments, context) = &request;
+            if let Err(refused) = self.approve(name, arguments, context).await {
                 return refused.map(R::from);
             }
-            let mut request = Some((name, arguments, context));
-            let started = std::future::poll_fn(|task| {
-                let (name, arguments, context) = request.take().expect("polled once: ready");
-                Poll::Ready(self.begin(&name, arguments, &context, task))
-            })
-            .await;
-            match started {
-                FirstPoll::Done(answered) => answered,
-                FirstPoll::Running(running) => running.await,
-            }
+            self.call_approved(request).await
         }))
+    }
+
+    /// Answers `request`, a call of a client of protocol 2026-07-28 or later, with `retry`,
+    /// what it carries of an earlier round: when it carries no `requestState`, with the
+    /// question (an input-required result, whose state names the question the server keeps);
+    /// run as any call when it carries the state of the question about this very call and the
+    /// user's approval of it; refused otherwise.
+    pub(super) async fn approve_on_retry(
+        &self,
+        request: Request,
+        retry: Retry,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (name, arguments, context) = &request;
+        let start = Instant::now();
+        let Some(shown) = shown(arguments) else {
+            return self.call_approved(request).await;
+        };
+        let digest = CallDigest::of(name, &shown);
+        let reason = if !declares_form(context) {
+            if self.inner.trust_client_approval {
+                return self.call_approved(request).await;
+            }
+            RefusalReason::CannotAsk
+        } else if let Some(state) = &retry.request_state {
+            // The state is used up, whatever the answer.
+            match self.inner.questions.answer(state) {
+                None => RefusalReason::Stale,
+                // The user was shown another call: other arguments, or another tool.
+                Some(asked) if asked != digest => RefusalReason::Mismatch,
+                Some(_) => match retry.answer() {
+                    None => RefusalReason::Unanswered,
+                    Some(answer) => match verdict(&answer, digest) {
+                        None => return self.call_approved(request).await,
+                        Some(reason) => reason,
+                    },
+                },
+            }
+        } else {
+            // A first round: answers the client sent without a state were never asked for.
+            match self.inner.questions.ask(digest) {
+                Ok(state) => {
+                    let question = question(name, &shown, digest);
+                    let requests = InputRequests::from([(
+                        QUESTION_KEY.to_owned(),
+                        InputRequest::Elicitation(ElicitRequest::new(question)),
+                    )]);
+                    return Ok(InputRequiredResult::new(Some(requests), Some(state)).into());
+                }
+                Err(Full) => RefusalReason::TooManyQuestions,
+            }
+        };
+        let refused = self.refuse(name, arguments, context, digest, reason, start);
+        Ok(refused.into())
+    }
+
+    /// Runs `request`, which is approved, as any call.
+    async fn call_approved<R: From<CallToolResult> + Send + 'static>(
+        &self,
+        request: Request,
+    ) -> Answered<R> {
+        let mut request = Some(request);
+        let started = std::future::poll_fn(|task| {
+            let (name, arguments, context) = request.take().expect("polled once: ready");
+            Poll::Ready(self.begin(&name, arguments, &context, task))
+        })
+        .await;
+        match started {
+            FirstPoll::Done(answered) => answered,
+            FirstPoll::Running(running) => running.await,
+        }
     }
 
     /// `Ok` when the client's user approved this very call; otherwise the answer the client is
@@ -128,24 +213,14 @@ impl McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<(), Answered> {
         let start = Instant::now();
-        // Arguments sent as JSON text are shown as the JSON they hold; text that is not JSON
-        // is an argument error, and the call never runs: there is nothing to approve.
-        let parsed;
-        let shown = match arguments {
-            Value::String(text) => match serde_json::from_str::<Value>(text) {
-                Ok(value) => {
-                    parsed = value;
-                    &parsed
-                }
-                Err(_) => return Ok(()),
-            },
-            arguments => arguments,
+        let Some(shown) = shown(arguments) else {
+            return Ok(());
         };
-        let digest = CallDigest::of(name, shown);
+        let digest = CallDigest::of(name, &shown);
         let wait = self.inner.approval_wait.unwrap_or_default();
         let reason = if can_ask(context) {
             tokio::select! {
-                answer = ask::elicit(&context.peer, question(name, shown, digest), wait) => {
+                answer = ask::elicit(&context.peer, question(name, &shown, digest), wait) => {
                     match answer {
                         Ok(answer) => match verdict(&answer, digest) {
                             None => return Ok(()),
@@ -206,6 +281,32 @@ impl McpServer {
     }
 }
 
+/// What a call of a client of protocol 2026-07-28 or later carries of an earlier round, which
+/// answered it with an input-required result: the answers to its questions, and its state.
+#[derive(Debug, Default)]
+pub(super) struct Retry {
+    pub(super) input_responses: Option<InputResponses>,
+    pub(super) request_state: Option<String>,
+}
+
+impl Retry {
+    /// The answer to the approval question, when the client sent one that reads as an answer.
+    fn answer(self) -> Option<ElicitResult> {
+        let answer = self.input_responses?.remove(QUESTION_KEY)?;
+        serde_json::from_value(answer).ok()
+    }
+}
+
+/// The arguments as the user is shown them. Arguments sent as JSON text are shown as the JSON
+/// they hold; `None` for text that is not JSON, an argument error: the call never runs, and
+/// there is nothing to approve.
+fn shown(arguments: &Value) -> Option<Cow<'_, Value>> {
+    match arguments {
+        Value::String(text) => serde_json::from_str(text).ok().map(Cow::Owned),
+        arguments => Some(Cow::Borrowed(arguments)),
+    }
+}
+
 /// Whether the client of `context` can be asked a question: it declared form elicitation, and
 /// its protocol allows the server requests of its own.
 fn can_ask(context: &RequestContext<RoleServer>) -> bool {
@@ -214,6 +315,15 @@ fn can_ask(context: &RequestContext<RoleServer>) -> bool {
             .peer
             .supported_elicitation_modes()
             .contains(&ElicitationMode::Form)
+}
+
+/// Whether the client of `context`, of protocol 2026-07-28 or later, declared form elicitation
+/// in the request's capabilities: an elicitation capability that names form mode, or no mode.
+fn declares_form(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .and_then(|capabilities| capabilities.elicitation)
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
 }
 
 /// The question the client's user is asked: the call, its digest, and a form whose one field

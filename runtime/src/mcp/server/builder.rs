@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::session::Session;
-use super::{FailureHook, Inner, McpServer, definition, polling, task};
+use super::{FailureHook, Inner, McpServer, definition, polling, questions, task};
 use crate::error::ToolFailure;
 use crate::tool::{BuildError, Tool, ToolSet, Toolbox};
 
@@ -130,8 +130,17 @@ impl McpServerBuilder {
     /// [`on_failure`](Self::on_failure) hooks get an
     /// [`ApprovalRefused`](crate::mcp::ApprovalRefused) that says why (kind `not_approved`).
     ///
-    /// A client that cannot be asked — it declared no form elicitation, or speaks protocol
-    /// 2026-07-28 or later, which allows the server no requests of its own — has its calls of
+    /// A client of protocol 2026-07-28 or later, which allows the server no requests of its
+    /// own, is asked through a multi round-trip request: the call is answered with an
+    /// `InputRequiredResult` that carries the same question (under the key `approval`) and a
+    /// `requestState`, a random handle to the question, which the server keeps until it is
+    /// answered or `wait` has passed (at most 1024 at once). The client sends the call again
+    /// with its user's answer and that state; it runs only when the state names a question
+    /// about this very call, still waiting, and the answer accepts with its digest. A state
+    /// answers one question once: an approval is never replayed, nor carried over to other
+    /// arguments.
+    ///
+    /// A client that cannot be asked — it declared no form elicitation — has its calls of
     /// such tools refused, unless [`trust_client_approval`](Self::trust_client_approval) says
     /// it asks its user itself.
     pub fn elicit_approval(mut self, wait: Duration) -> Self {
@@ -282,6 +291,7 @@ impl McpServerBuilder {
             on_failure: self.on_failure,
             approval_wait: self.approval_wait,
             trust_client_approval: self.trust_client_approval,
+            questions: questions::Questions::new(self.approval_wait.unwrap_or_default()),
             max_output: self.max_output,
             tasks,
             polling: self.polling,

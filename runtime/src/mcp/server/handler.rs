@@ -9,12 +9,13 @@ use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CustomRequest,
     CustomResult, ErrorCode, ErrorData, GetTaskParams, GetTaskResult, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerResult,
     SetLevelRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 
 use super::McpServer;
+use super::approval::Retry;
 use super::call::CallTool;
 use super::session::modern;
 use super::task;
@@ -88,6 +89,17 @@ impl ServerHandler for McpServer {
                 }),
             );
         }
+        // A call a person must approve first, of a client that answers the question by sending
+        // the call again (approval.rs).
+        if self.asks_approval(&request.name) && modern(&context) {
+            let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+            let retry = Retry {
+                input_responses: request.input_responses,
+                request_state: request.request_state,
+            };
+            let request = (request.name, arguments, context);
+            return CallTool::going(self, Box::pin(self.approve_on_retry(request, retry)));
+        }
         let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
         CallTool::<CallToolResponse>::new(
             self,
@@ -158,6 +170,24 @@ impl ServerHandler for McpServer {
             Some(arguments) => arguments,
         };
         let modern = modern(&context);
+        if modern && self.asks_approval(&name) {
+            let retry = Retry {
+                input_responses: params
+                    .remove("inputResponses")
+                    .and_then(|responses| serde_json::from_value(responses).ok()),
+                request_state: match params.remove("requestState") {
+                    Some(serde_json::Value::String(state)) => Some(state),
+                    _ => None,
+                },
+            };
+            let answer = self
+                .approve_on_retry((name.into(), arguments, context), retry)
+                .await?;
+            // The result, or the input-required result, as it would be sent.
+            let result = serde_json::to_value(ServerResult::from(answer))
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            return Ok(CustomResult::new(result));
+        }
         let mut result =
             CallTool::<CallToolResult>::new(self, name.into(), arguments, context).await?;
         if !modern {

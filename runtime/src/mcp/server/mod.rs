@@ -7,6 +7,7 @@
 //! | `call.rs` | one `tools/call`, run through the same entry point as the agent loop's calls |
 //! | `ask.rs` | a tool asks the client: [`ToolContext::elicit`](crate::ToolContext::elicit), [`ToolContext::sample`](crate::ToolContext::sample) |
 //! | `approval.rs` | a call a person must approve first, asked of the client's user; [`ApprovalRefused`] |
+//! | `questions.rs` | the approval questions asked of 2026-07-28 clients, kept until the call comes back |
 //! | `notify.rs` | watching a call: its progress and log lines passed on to the client |
 //! | `result.rs` | the result a client is sent for a call that succeeded |
 //! | `definition.rs` | a tool as `tools/list` describes it; the shape of its `structuredContent` |
@@ -26,6 +27,7 @@ mod durable;
 mod handler;
 mod notify;
 mod polling;
+mod questions;
 mod result;
 mod session;
 mod task;
@@ -86,6 +88,8 @@ pub(crate) struct Inner {
     pub(crate) approval_wait: Option<Duration>,
     /// Whether a call that needs approval runs unasked when the client cannot ask its user.
     pub(crate) trust_client_approval: bool,
+    /// The approval questions asked of clients that answer them by sending the call again.
+    pub(crate) questions: questions::Questions,
     /// The output budget of a tool that sets none, when results are cut at all.
     pub(crate) max_output: Option<usize>,
     /// The tasks of `#[tool(task)]` tools; `None` when no tool served is one.
