@@ -2,7 +2,9 @@
 //! served here on loopback: the whole flow (the 401, protected-resource and
 //! authorization-server metadata, dynamic registration, the user's step, PKCE S256 and the
 //! `resource` parameter checked by the server, the token), a refresh when the token expires and
-//! one when the server refuses it, and tokens kept out of `Debug` output, errors and logs.
+//! one when the server refuses it, the client credentials grant with a secret and with a
+//! private key (`private_key_jwt`, each assertion checked by the server), and tokens, keys and
+//! assertions kept out of `Debug` output, errors and logs.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -10,13 +12,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper_util::rt::TokioIo;
 use reticent::mcp::McpServer;
-use reticent::mcp::oauth::OAuth;
+use reticent::mcp::oauth::{OAuth, SigningKey};
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpService;
 use reticent::mcp::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -24,6 +28,11 @@ use reticent::mcp::{McpClient, McpClientBuilder};
 use reticent::{Tool, ToolContext};
 use reticent_tests::mcp::oauth::follow;
 use reticent_tests::spans::capture_spans;
+use ring::rand::SystemRandom;
+use ring::signature::{
+    ECDSA_P256_SHA256_FIXED, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair,
+    UnparsedPublicKey,
+};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::net::TcpListener;
@@ -60,6 +69,75 @@ struct Seen {
     refresh: Vec<String>,
     /// The access tokens the MCP server accepted, in order.
     used: Vec<String>,
+    /// The client assertions the authorization server accepted, in order.
+    assertions: Vec<String>,
+    /// The `jti` of each assertion accepted: one seen twice is a replay, refused.
+    jtis: Vec<String>,
+}
+
+/// The client of the `private_key_jwt` tests: its id, and its key in PKCS#8.
+const JWT_CLIENT: &str = "keyed";
+
+/// A P-256 key for the `private_key_jwt` client: the private key as PEM, and the public key.
+fn client_key() -> (String, Vec<u8>) {
+    let random = SystemRandom::new();
+    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random).unwrap();
+    let public =
+        EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &random)
+            .unwrap()
+            .public_key()
+            .as_ref()
+            .to_vec();
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+        STANDARD.encode(pkcs8.as_ref())
+    );
+    (pem, public)
+}
+
+/// Whether `assertion` is a client assertion (RFC 7523) of [`JWT_CLIENT`] for the issuer
+/// `audience`, signed with the key whose public key is `public`, unexpired, its `jti` not
+/// seen before (then recorded in `seen`).
+fn assertion_holds(assertion: &str, public: &[u8], audience: &str, seen: &mut Seen) -> bool {
+    let Some((signed, signature)) = assertion.rsplit_once('.') else {
+        return false;
+    };
+    let Some((header, claims)) = signed.split_once('.') else {
+        return false;
+    };
+    let decode = |part: &str| -> Value {
+        URL_SAFE_NO_PAD
+            .decode(part)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    };
+    let (header, claims) = (decode(header), decode(claims));
+    let Ok(signature) = URL_SAFE_NO_PAD.decode(signature) else {
+        return false;
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let jti = claims["jti"].as_str().unwrap_or_default().to_owned();
+    let holds = UnparsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, public)
+        .verify(signed.as_bytes(), &signature)
+        .is_ok()
+        && header["alg"] == "ES256"
+        && claims["iss"] == JWT_CLIENT
+        && claims["sub"] == JWT_CLIENT
+        && claims["aud"] == audience
+        && claims["exp"]
+            .as_u64()
+            .is_some_and(|exp| exp > now && exp <= now + 600)
+        && !jti.is_empty()
+        && !seen.jtis.contains(&jti);
+    if holds {
+        seen.jtis.push(jti);
+        seen.assertions.push(assertion.to_owned());
+    }
+    holds
 }
 
 /// The MCP server and its authorization server, at one origin.
@@ -69,6 +147,10 @@ struct Protected {
     issued: AtomicUsize,
     /// The lifetime of the tokens issued, in seconds.
     expires_in: u64,
+    /// The public key of the `private_key_jwt` client.
+    client_public_key: Vec<u8>,
+    /// The token endpoint refuses every assertion, saying it back in its refusal.
+    echo_refusals: std::sync::atomic::AtomicBool,
     mcp: StreamableHttpService<McpServer, LocalSessionManager>,
 }
 
@@ -166,7 +248,8 @@ impl Protected {
                     "response_types_supported": ["code"],
                     "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
                     "code_challenge_methods_supported": ["S256"],
-                    "token_endpoint_auth_methods_supported": ["none"],
+                    "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"],
+                    "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
                 }),
             ),
             (Method::POST, "/register") => {
@@ -231,6 +314,31 @@ impl Protected {
                         tokens.as_object_mut().unwrap().remove("refresh_token");
                         json_response(StatusCode::OK, &tokens)
                     }
+                    "client_credentials"
+                        if field("client_assertion_type")
+                            == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" =>
+                    {
+                        let assertion = field("client_assertion");
+                        if self.echo_refusals.load(Ordering::SeqCst) {
+                            return Ok(json_response(
+                                StatusCode::UNAUTHORIZED,
+                                &json!({
+                                    "error": "invalid_client",
+                                    "error_description": format!("no such client: {assertion}"),
+                                }),
+                            ));
+                        }
+                        if !assertion_holds(&assertion, &self.client_public_key, base, &mut seen) {
+                            return Ok(json_response(
+                                StatusCode::UNAUTHORIZED,
+                                &json!({"error": "invalid_client"}),
+                            ));
+                        }
+                        // A refresh token too, which the client must not keep: it gets a new
+                        // token by a new exchange.
+                        let tokens = self.issue(&mut seen);
+                        json_response(StatusCode::OK, &tokens)
+                    }
                     "refresh_token" if seen.refresh.contains(&field("refresh_token")) => {
                         let tokens = self.issue(&mut seen);
                         json_response(StatusCode::OK, &tokens)
@@ -286,6 +394,11 @@ impl Protected {
 
 /// Serves the protected MCP server and its authorization server on loopback.
 async fn serve(expires_in: u64) -> Arc<Protected> {
+    serve_for(expires_in, client_key().1).await
+}
+
+/// [`serve`], with `client_public_key` as the `private_key_jwt` client's public key.
+async fn serve_for(expires_in: u64, client_public_key: Vec<u8>) -> Arc<Protected> {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let server = McpServer::builder().tool(Echo).build().unwrap();
@@ -294,6 +407,8 @@ async fn serve(expires_in: u64) -> Arc<Protected> {
         seen: Mutex::default(),
         issued: AtomicUsize::new(0),
         expires_in,
+        client_public_key,
+        echo_refusals: std::sync::atomic::AtomicBool::new(false),
         mcp: server.http_service(StreamableHttpServerConfig::default()),
     });
     let serving = Arc::clone(&protected);
@@ -452,6 +567,102 @@ async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_exp
         "the secret stays out of Debug"
     );
     client.close().await;
+}
+
+#[tokio::test]
+async fn a_client_with_a_private_key_is_authorized_by_its_signed_assertions() {
+    let (spans, _capture) = capture_spans();
+    let (pem, public) = client_key();
+    let protected = serve_for(2, public).await;
+    let key = SigningKey::from_pem(&pem).unwrap();
+    assert_eq!(key.algorithm(), "ES256");
+    let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, key).timeout(Duration::from_secs(5));
+    let builder = McpClient::builder()
+        .timeout(Duration::from_secs(10))
+        .oauth(oauth.clone());
+    let client = builder.clone().http(protected.resource()).await.unwrap();
+    let echo = echo_tool(&client).await;
+    // Past the token's lifetime: a new exchange, with a new assertion; the refresh token the
+    // server sent was not kept.
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+    let output = echo
+        .call(json!({"text": "later"}), ToolContext::new("1", "echo"))
+        .await
+        .unwrap();
+    assert_eq!(output, json!({"result": "later"}));
+    let assertions = {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.grants, ["client_credentials", "client_credentials"]);
+        assert_eq!(
+            seen.token_resources,
+            [protected.resource(), protected.resource()]
+        );
+        assert_eq!(seen.jtis.len(), 2, "two assertions, each checked");
+        assert_eq!(seen.registered, 0);
+        assert!(seen.authorizations.is_empty(), "no user step");
+        assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
+        seen.assertions.clone()
+    };
+
+    // The server refuses the next assertion and says it back: the caller is told why, without
+    // the assertion.
+    protected.revoke_access();
+    protected.echo_refusals.store(true, Ordering::SeqCst);
+    let failure = echo
+        .call(json!({"text": "refused"}), ToolContext::new("2", "echo"))
+        .await
+        .unwrap_err();
+    let shown = chain(&failure);
+    assert!(
+        shown.contains("invalid_client"),
+        "the caller learns why: {shown}"
+    );
+    assert!(shown.contains("[client assertion]"), "{shown}");
+
+    // The private scalar's bytes (the PEM body's start is the same for every P-256 key).
+    let key_body: String = pem
+        .lines()
+        .filter(|line| !line.starts_with("-----"))
+        .collect();
+    let private = &key_body[48..88];
+    let mut texts = vec![
+        shown,
+        format!("{client:?}"),
+        format!("{builder:?}"),
+        format!("{oauth:?}"),
+    ];
+    texts.extend(spans.all().iter().map(|span| format!("{span:?}")));
+    texts.extend(spans.events().iter().map(|event| format!("{event:?}")));
+    for text in &texts {
+        assert!(!text.contains(CANARY), "a token leaked: {text}");
+        assert!(!text.contains(private), "the key leaked: {text}");
+        for assertion in &assertions {
+            assert!(
+                !text.contains(assertion.as_str()),
+                "an assertion leaked: {text}"
+            );
+            let signature = assertion.rsplit_once('.').unwrap().1;
+            assert!(!text.contains(signature), "an assertion leaked: {text}");
+        }
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn an_assertion_from_another_key_is_refused_and_the_connection_fails() {
+    let protected = serve(3600).await;
+    let (other, _) = client_key();
+    let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, SigningKey::from_pem(&other).unwrap())
+        .timeout(Duration::from_secs(5));
+    let failure = McpClient::builder()
+        .timeout(Duration::from_secs(10))
+        .oauth(oauth)
+        .http(protected.resource())
+        .await
+        .unwrap_err();
+    let shown = chain(&failure);
+    assert!(shown.contains("invalid_client"), "{shown}");
+    assert!(protected.seen.lock().unwrap().used.is_empty());
 }
 
 /// Every text a failure shows: its `Display` and `Debug`, and its sources'.
