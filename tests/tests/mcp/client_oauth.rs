@@ -151,6 +151,11 @@ struct Protected {
     client_public_key: Vec<u8>,
     /// The token endpoint refuses every assertion, saying it back in its refusal.
     echo_refusals: std::sync::atomic::AtomicBool,
+    /// Whether the server offers protected-resource metadata (RFC 9728): named in its 401 and
+    /// served at the well-known location. Without, it is a server of the 2025-03-26 revision.
+    prm: std::sync::atomic::AtomicBool,
+    /// The issuer the authorization server's metadata names, when not its origin.
+    issuer: Mutex<Option<String>>,
     mcp: StreamableHttpService<McpServer, LocalSessionManager>,
 }
 
@@ -234,6 +239,11 @@ impl Protected {
         let query = request.uri().query().unwrap_or("").to_owned();
         let base = &self.base;
         Ok(match (request.method().clone(), path.as_str()) {
+            (Method::GET, "/.well-known/oauth-protected-resource/mcp")
+                if !self.prm.load(Ordering::SeqCst) =>
+            {
+                json_response(StatusCode::NOT_FOUND, &json!({"error": "not_found"}))
+            }
             (Method::GET, "/.well-known/oauth-protected-resource/mcp") => json_response(
                 StatusCode::OK,
                 &json!({"resource": self.resource(), "authorization_servers": [base]}),
@@ -241,7 +251,7 @@ impl Protected {
             (Method::GET, "/.well-known/oauth-authorization-server") => json_response(
                 StatusCode::OK,
                 &json!({
-                    "issuer": base,
+                    "issuer": self.issuer.lock().unwrap().clone().unwrap_or_else(|| base.clone()),
                     "authorization_endpoint": format!("{base}/authorize"),
                     "token_endpoint": format!("{base}/token"),
                     "registration_endpoint": format!("{base}/register"),
@@ -364,9 +374,13 @@ impl Protected {
                     }
                 };
                 if !accepted {
-                    let challenge = format!(
-                        "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
-                    );
+                    let challenge = if self.prm.load(Ordering::SeqCst) {
+                        format!(
+                            "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
+                        )
+                    } else {
+                        "Bearer error=\"invalid_token\"".to_owned()
+                    };
                     return Ok(Response::builder()
                         .status(StatusCode::UNAUTHORIZED)
                         .header("www-authenticate", challenge)
@@ -409,6 +423,8 @@ async fn serve_for(expires_in: u64, client_public_key: Vec<u8>) -> Arc<Protected
         expires_in,
         client_public_key,
         echo_refusals: std::sync::atomic::AtomicBool::new(false),
+        prm: std::sync::atomic::AtomicBool::new(true),
+        issuer: Mutex::default(),
         mcp: server.http_service(StreamableHttpServerConfig::default()),
     });
     let serving = Arc::clone(&protected);
@@ -663,6 +679,78 @@ async fn an_assertion_from_another_key_is_refused_and_the_connection_fails() {
     let shown = chain(&failure);
     assert!(shown.contains("invalid_client"), "{shown}");
     assert!(protected.seen.lock().unwrap().used.is_empty());
+}
+
+#[tokio::test]
+async fn a_server_without_protected_resource_metadata_is_authorized_as_2025_03_26_had_it() {
+    // The authorization server's metadata at the origin's root names an issuer under a path
+    // of that origin, which a 2025-03-26 client cannot have known: accepted (see
+    // `oauth/legacy.rs` for why), and the whole flow runs.
+    let protected = serve(3600).await;
+    protected.prm.store(false, Ordering::SeqCst);
+    *protected.issuer.lock().unwrap() = Some(format!("{}/oauth", protected.base));
+    let steps = Steps::default();
+    let client = builder(&steps, usize::MAX)
+        .http(protected.resource())
+        .await
+        .unwrap();
+    let output = echo_tool(&client)
+        .await
+        .call(json!({"text": "legacy"}), ToolContext::new("1", "echo"))
+        .await
+        .unwrap();
+    assert_eq!(output, json!({"result": "legacy"}));
+    {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.registered, 1);
+        assert_eq!(seen.grants, ["authorization_code"]);
+        assert_eq!(seen.token_resources, [protected.resource()]);
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn an_issuer_other_than_the_one_named_is_refused_when_the_server_offers_protected_resource_metadata()
+ {
+    // The same document as above, from a server that offers protected-resource metadata
+    // naming the origin as its authorization server: RFC 8414's issuer check stands.
+    let protected = serve(3600).await;
+    *protected.issuer.lock().unwrap() = Some(format!("{}/oauth", protected.base));
+    let steps = Steps::default();
+    let failure = builder(&steps, usize::MAX)
+        .http(protected.resource())
+        .await
+        .unwrap_err();
+    let shown = chain(&failure);
+    assert!(shown.contains("issuer"), "{shown}");
+    assert_eq!(
+        steps.0.load(Ordering::SeqCst),
+        0,
+        "the user was never asked"
+    );
+    assert_eq!(protected.seen.lock().unwrap().registered, 0);
+}
+
+#[tokio::test]
+async fn a_legacy_document_naming_an_issuer_on_another_origin_is_refused() {
+    // A server without protected-resource metadata whose document claims to be another
+    // origin's authorization server: the impersonation RFC 8414 §3.3 is about.
+    let protected = serve(3600).await;
+    protected.prm.store(false, Ordering::SeqCst);
+    *protected.issuer.lock().unwrap() = Some("https://accounts.example.com".to_owned());
+    let steps = Steps::default();
+    let failure = builder(&steps, usize::MAX)
+        .http(protected.resource())
+        .await
+        .unwrap_err();
+    let shown = chain(&failure);
+    assert!(shown.contains("accounts.example.com"), "{shown}");
+    assert_eq!(
+        steps.0.load(Ordering::SeqCst),
+        0,
+        "the user was never asked"
+    );
+    assert_eq!(protected.seen.lock().unwrap().registered, 0);
 }
 
 /// Every text a failure shows: its `Display` and `Debug`, and its sources'.

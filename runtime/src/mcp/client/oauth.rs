@@ -11,6 +11,7 @@
 //! [`McpClientBuilder::oauth`]: super::McpClientBuilder::oauth
 
 mod jwt;
+mod legacy;
 
 use std::fmt;
 use std::future::Future;
@@ -329,9 +330,10 @@ impl OAuth {
     }
 
     /// How much longer connecting may take with OAuth: one authorization, every exchange of
-    /// it at its bound.
+    /// it at its bound (discovery, with the 2025-03-26 location's three requests; the
+    /// registration; the token; the store).
     pub(super) fn bound(&self) -> Duration {
-        self.authorize_timeout + 4 * self.timeout
+        self.authorize_timeout + 7 * self.timeout
     }
 }
 
@@ -517,6 +519,22 @@ impl OAuthHttpClient for OAuthHttp {
 }
 
 impl OAuthHttp {
+    /// GETs `url`, following no redirect: the answer's status and body.
+    async fn get(
+        &self,
+        url: reqwest::Url,
+    ) -> Result<(reqwest::StatusCode, Vec<u8>), OAuthHttpClientError> {
+        let mut response = self
+            .stop
+            .get(url)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        Ok((status, read_answer(&mut response).await?))
+    }
+
     /// POSTs `form` (`application/x-www-form-urlencoded`) to `url`, following no redirect:
     /// the answer's status and body.
     async fn post_form(
@@ -660,13 +678,18 @@ impl Authorizer {
                 return Ok(None);
             }
             let mut fresh = self.new_manager().await?;
-            match bounded(
-                limit,
-                "reading the authorization server's metadata",
-                fresh.initialize_from_store(),
-            )
-            .await
-            {
+            let initialized = match self.discover(&mut fresh, None).await {
+                Ok(()) => {
+                    bounded(
+                        limit,
+                        "reading the token store",
+                        fresh.initialize_from_store(),
+                    )
+                    .await
+                }
+                Err(error) => Err(error),
+            };
+            match initialized {
                 Ok(true) => *manager = Some(fresh),
                 Ok(false) => return Ok(None),
                 Err(error) => {
@@ -693,6 +716,46 @@ impl Authorizer {
             Err(AuthError::AuthorizationRequired) => Ok(None),
             Err(error) => Err(error),
         }
+    }
+
+    /// Discovery, from the 401's `challenge` if there is one: the authorization server's
+    /// metadata, kept here and set on `manager`. rmcp's discovery (protected-resource metadata
+    /// first, then the server's own authorization-server metadata, with RFC 8414's issuer
+    /// check, then the 2025-03-26 default endpoints); when it refuses a document for its
+    /// issuer, the 2025-03-26 location for a server that offers no protected-resource metadata
+    /// ([`legacy`], whose docs say why the issuer is checked against the origin there), and
+    /// rmcp's refusal stands otherwise.
+    async fn discover(
+        &self,
+        manager: &mut AuthorizationManager,
+        challenge: Option<&str>,
+    ) -> Result<(), AuthError> {
+        let what = "reading the server's authorization metadata";
+        let limit = self.oauth.timeout;
+        let metadata = match bounded(
+            limit,
+            what,
+            manager.resolve_metadata_from_challenge(challenge),
+        )
+        .await
+        {
+            Ok(resolution) => resolution.metadata,
+            Err(refused @ AuthError::AuthorizationServerMismatch { .. }) => {
+                let http = OAuthHttp::new(limit)?;
+                // Three requests at most, each bounded by `limit`.
+                bounded(
+                    3 * limit,
+                    what,
+                    legacy::metadata(&http, &self.resource, challenge),
+                )
+                .await?
+                .ok_or(refused)?
+            }
+            Err(error) => return Err(error),
+        };
+        *self.metadata.lock().unwrap_or_else(|e| e.into_inner()) = Some(metadata.clone());
+        manager.set_metadata(metadata);
+        Ok(())
     }
 
     /// The user's step at `url`, bounded; the callback it returned.
@@ -727,15 +790,7 @@ impl Authorizer {
         let limit = self.oauth.timeout;
         let oauth = &self.oauth;
         let mut manager = self.new_manager().await?;
-        let resolution = bounded(
-            limit,
-            "reading the server's authorization metadata",
-            manager.resolve_metadata_from_challenge(Some(challenge)),
-        )
-        .await?;
-        *self.metadata.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(resolution.metadata.clone());
-        manager.set_metadata(resolution.metadata);
+        self.discover(&mut manager, Some(challenge)).await?;
         let redirect_uri = match &oauth.grant {
             Grant::Code { redirect_uri, .. } => redirect_uri,
             Grant::ClientCredentials | Grant::ClientCredentialsJwt(_) | Grant::Enterprise(_) => {
