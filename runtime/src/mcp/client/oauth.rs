@@ -722,9 +722,11 @@ impl Authorizer {
     /// metadata, kept here and set on `manager`. rmcp's discovery (protected-resource metadata
     /// first, then the server's own authorization-server metadata, with RFC 8414's issuer
     /// check, then the 2025-03-26 default endpoints); when it refuses a document for its
-    /// issuer, the 2025-03-26 location for a server that offers no protected-resource metadata
-    /// ([`legacy`], whose docs say why the issuer is checked against the origin there), and
-    /// rmcp's refusal stands otherwise.
+    /// issuer after a 401, the 2025-03-26 location for a server that offers no
+    /// protected-resource metadata ([`legacy`], whose docs say why the issuer is checked
+    /// against the origin there), and rmcp's refusal stands otherwise. Without a 401 (tokens
+    /// found in the store), a refusal stands: the server's 401 is what shows it names no
+    /// protected-resource metadata.
     async fn discover(
         &self,
         manager: &mut AuthorizationManager,
@@ -732,26 +734,24 @@ impl Authorizer {
     ) -> Result<(), AuthError> {
         let what = "reading the server's authorization metadata";
         let limit = self.oauth.timeout;
-        let metadata = match bounded(
+        let resolved = bounded(
             limit,
             what,
             manager.resolve_metadata_from_challenge(challenge),
         )
-        .await
-        {
-            Ok(resolution) => resolution.metadata,
-            Err(refused @ AuthError::AuthorizationServerMismatch { .. }) => {
+        .await;
+        let metadata = match (resolved, challenge) {
+            (Ok(resolution), _) => resolution.metadata,
+            (Err(refused @ AuthError::AuthorizationServerMismatch { .. }), Some(challenge)) => {
                 let http = OAuthHttp::new(limit)?;
                 // Three requests at most, each bounded by `limit`.
-                bounded(
-                    3 * limit,
-                    what,
-                    legacy::metadata(&http, &self.resource, challenge),
-                )
+                bounded(3 * limit, what, async {
+                    Ok(legacy::metadata(&http, &self.resource, challenge).await)
+                })
                 .await?
                 .ok_or(refused)?
             }
-            Err(error) => return Err(error),
+            (Err(error), _) => return Err(error),
         };
         *self.metadata.lock().unwrap_or_else(|e| e.into_inner()) = Some(metadata.clone());
         manager.set_metadata(metadata);
@@ -923,7 +923,7 @@ impl Authorizer {
         key: &SigningKey,
         scopes: Vec<String>,
     ) -> Result<(), AuthError> {
-        let refused = |why: String| AuthError::ClientCredentialsError(why);
+        let refused = AuthError::ClientCredentialsError;
         let metadata = self.known_metadata(manager).await?;
         let client_id = self.oauth.client_id.clone().unwrap_or_default();
         let issuer = metadata.issuer.clone().ok_or_else(|| {

@@ -45,29 +45,27 @@
 //! standing, so a server that offers protected-resource metadata cannot be downgraded to this
 //! path.
 
-use rmcp::transport::auth::{AuthError, AuthorizationMetadata, WWWAuthenticateParams};
+use rmcp::transport::auth::{AuthorizationMetadata, WWWAuthenticateParams};
 
 use super::OAuthHttp;
 
 /// The authorization server's metadata for the MCP server `resource` by the 2025-03-26 rule,
-/// when `resource` offers no protected-resource metadata (its 401's `challenge`, if any,
-/// names none, and the well-known locations answer 404) and the document at its origin's root
-/// names an issuer on that origin (see the module docs). `None` otherwise: the caller keeps
-/// its error.
+/// when `resource` offers no protected-resource metadata (its 401's `challenge` names none,
+/// and the well-known locations answer 404) and the document at its origin's root names an
+/// issuer on that origin (see the module docs). `None` otherwise: the caller keeps its error.
 pub(super) async fn metadata(
     http: &OAuthHttp,
     resource: &str,
-    challenge: Option<&str>,
-) -> Result<Option<AuthorizationMetadata>, AuthError> {
+    challenge: &str,
+) -> Option<AuthorizationMetadata> {
     let Ok(server) = reqwest::Url::parse(resource) else {
-        return Ok(None);
+        return None;
     };
-    if challenge.is_some_and(|challenge| {
-        WWWAuthenticateParams::parse(challenge, &server)
-            .resource_metadata_url
-            .is_some()
-    }) {
-        return Ok(None);
+    if WWWAuthenticateParams::parse(challenge, &server)
+        .resource_metadata_url
+        .is_some()
+    {
+        return None;
     }
     let at = |path: &str| {
         let mut url = server.clone();
@@ -87,20 +85,20 @@ pub(super) async fn metadata(
     for url in protected_resource {
         match http.get(url).await {
             Ok((status, _)) if status.as_u16() == 404 || status.as_u16() == 410 => {}
-            _ => return Ok(None),
+            _ => return None,
         }
     }
     let Ok((status, body)) = http
         .get(at("/.well-known/oauth-authorization-server"))
         .await
     else {
-        return Ok(None);
+        return None;
     };
     if !status.is_success() {
-        return Ok(None);
+        return None;
     }
     let Ok(metadata) = serde_json::from_slice::<AuthorizationMetadata>(&body) else {
-        return Ok(None);
+        return None;
     };
     let on_origin = metadata
         .issuer
@@ -112,7 +110,7 @@ pub(super) async fn metadata(
                 && issuer.fragment().is_none()
         });
     if !on_origin {
-        return Ok(None);
+        return None;
     }
     tracing::info!(
         server = %resource,
@@ -120,5 +118,5 @@ pub(super) async fn metadata(
         "the MCP server offers no protected-resource metadata: its authorization server was found \
          as the 2025-03-26 revision located it, at the root of its origin"
     );
-    Ok(Some(metadata))
+    Some(metadata)
 }
