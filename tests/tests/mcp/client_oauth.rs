@@ -151,9 +151,10 @@ struct Protected {
     client_public_key: Vec<u8>,
     /// The token endpoint refuses every assertion, saying it back in its refusal.
     echo_refusals: std::sync::atomic::AtomicBool,
-    /// Whether the server offers protected-resource metadata (RFC 9728): named in its 401 and
-    /// served at the well-known location. Without, it is a server of the 2025-03-26 revision.
-    prm: std::sync::atomic::AtomicBool,
+    /// `None` when the server offers protected-resource metadata (RFC 9728), named in its 401
+    /// and served at the well-known location; else the status the well-known location answers
+    /// with, and a 401 that names none (a 404: a server of the 2025-03-26 revision).
+    prm_missing: Mutex<Option<u16>>,
     /// The issuer the authorization server's metadata names, when not its origin.
     issuer: Mutex<Option<String>>,
     mcp: StreamableHttpService<McpServer, LocalSessionManager>,
@@ -240,9 +241,13 @@ impl Protected {
         let base = &self.base;
         Ok(match (request.method().clone(), path.as_str()) {
             (Method::GET, "/.well-known/oauth-protected-resource/mcp")
-                if !self.prm.load(Ordering::SeqCst) =>
+                if self.prm_missing.lock().unwrap().is_some() =>
             {
-                json_response(StatusCode::NOT_FOUND, &json!({"error": "not_found"}))
+                let status = self.prm_missing.lock().unwrap().unwrap_or(404);
+                json_response(
+                    StatusCode::from_u16(status).unwrap(),
+                    &json!({"error": "no document"}),
+                )
             }
             (Method::GET, "/.well-known/oauth-protected-resource/mcp") => json_response(
                 StatusCode::OK,
@@ -374,7 +379,7 @@ impl Protected {
                     }
                 };
                 if !accepted {
-                    let challenge = if self.prm.load(Ordering::SeqCst) {
+                    let challenge = if self.prm_missing.lock().unwrap().is_none() {
                         format!(
                             "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
                         )
@@ -423,7 +428,7 @@ async fn serve_for(expires_in: u64, client_public_key: Vec<u8>) -> Arc<Protected
         expires_in,
         client_public_key,
         echo_refusals: std::sync::atomic::AtomicBool::new(false),
-        prm: std::sync::atomic::AtomicBool::new(true),
+        prm_missing: Mutex::default(),
         issuer: Mutex::default(),
         mcp: server.http_service(StreamableHttpServerConfig::default()),
     });
@@ -681,14 +686,42 @@ async fn an_assertion_from_another_key_is_refused_and_the_connection_fails() {
     assert!(protected.seen.lock().unwrap().used.is_empty());
 }
 
+/// A server whose authorization server's metadata (at the origin's root) names the issuer
+/// `issuer` gives for the server's origin; with `prm_missing`, one that offers no
+/// protected-resource metadata, its well-known location answering with that status.
+async fn with_issuer(
+    issuer: impl FnOnce(&str) -> String,
+    prm_missing: Option<u16>,
+) -> Arc<Protected> {
+    let protected = serve(3600).await;
+    *protected.prm_missing.lock().unwrap() = prm_missing;
+    *protected.issuer.lock().unwrap() = Some(issuer(&protected.base));
+    protected
+}
+
+/// Connecting to `protected` fails before the user is asked or a client registered: what the
+/// failure shows.
+async fn refused_before_the_user(protected: &Protected) -> String {
+    let steps = Steps::default();
+    let failure = builder(&steps, usize::MAX)
+        .http(protected.resource())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        steps.0.load(Ordering::SeqCst),
+        0,
+        "the user was never asked"
+    );
+    assert_eq!(protected.seen.lock().unwrap().registered, 0);
+    chain(&failure)
+}
+
 #[tokio::test]
 async fn a_server_without_protected_resource_metadata_is_authorized_as_2025_03_26_had_it() {
     // The authorization server's metadata at the origin's root names an issuer under a path
     // of that origin, which a 2025-03-26 client cannot have known: accepted (see
     // `oauth/legacy.rs` for why), and the whole flow runs.
-    let protected = serve(3600).await;
-    protected.prm.store(false, Ordering::SeqCst);
-    *protected.issuer.lock().unwrap() = Some(format!("{}/oauth", protected.base));
+    let protected = with_issuer(|base| format!("{base}/oauth"), Some(404)).await;
     let steps = Steps::default();
     let client = builder(&steps, usize::MAX)
         .http(protected.resource())
@@ -710,47 +743,30 @@ async fn a_server_without_protected_resource_metadata_is_authorized_as_2025_03_2
 }
 
 #[tokio::test]
-async fn an_issuer_other_than_the_one_named_is_refused_when_the_server_offers_protected_resource_metadata()
- {
+async fn the_issuer_check_stands_for_a_server_that_may_offer_protected_resource_metadata() {
     // The same document as above, from a server that offers protected-resource metadata
     // naming the origin as its authorization server: RFC 8414's issuer check stands.
-    let protected = serve(3600).await;
-    *protected.issuer.lock().unwrap() = Some(format!("{}/oauth", protected.base));
-    let steps = Steps::default();
-    let failure = builder(&steps, usize::MAX)
-        .http(protected.resource())
-        .await
-        .unwrap_err();
-    let shown = chain(&failure);
+    let protected = with_issuer(|base| format!("{base}/oauth"), None).await;
+    let shown = refused_before_the_user(&protected).await;
     assert!(shown.contains("issuer"), "{shown}");
-    assert_eq!(
-        steps.0.load(Ordering::SeqCst),
-        0,
-        "the user was never asked"
-    );
-    assert_eq!(protected.seen.lock().unwrap().registered, 0);
+    // One whose well-known location answers other than 404 (here a 401 that names nothing,
+    // which rmcp's discovery passes over) is not taken for a 2025-03-26 server either.
+    let protected = with_issuer(|base| format!("{base}/oauth"), Some(401)).await;
+    let shown = refused_before_the_user(&protected).await;
+    assert!(shown.contains("issuer"), "{shown}");
 }
 
 #[tokio::test]
 async fn a_legacy_document_naming_an_issuer_on_another_origin_is_refused() {
     // A server without protected-resource metadata whose document claims to be another
     // origin's authorization server: the impersonation RFC 8414 §3.3 is about.
-    let protected = serve(3600).await;
-    protected.prm.store(false, Ordering::SeqCst);
-    *protected.issuer.lock().unwrap() = Some("https://accounts.example.com".to_owned());
-    let steps = Steps::default();
-    let failure = builder(&steps, usize::MAX)
-        .http(protected.resource())
-        .await
-        .unwrap_err();
-    let shown = chain(&failure);
+    let protected = with_issuer(|_| "https://accounts.example.com".to_owned(), Some(404)).await;
+    let shown = refused_before_the_user(&protected).await;
     assert!(shown.contains("accounts.example.com"), "{shown}");
-    assert_eq!(
-        steps.0.load(Ordering::SeqCst),
-        0,
-        "the user was never asked"
-    );
-    assert_eq!(protected.seen.lock().unwrap().registered, 0);
+    // Another port of the same host is another origin.
+    let protected = with_issuer(|base| format!("{base}1/oauth"), Some(404)).await;
+    let shown = refused_before_the_user(&protected).await;
+    assert!(shown.contains("issuer"), "{shown}");
 }
 
 /// Every text a failure shows: its `Display` and `Debug`, and its sources'.
