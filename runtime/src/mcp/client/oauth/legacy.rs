@@ -45,7 +45,7 @@
 //! standing, so a server that offers protected-resource metadata cannot be downgraded to this
 //! path.
 
-use rmcp::transport::auth::{AuthorizationMetadata, WWWAuthenticateParams};
+use rmcp::transport::auth::AuthorizationMetadata;
 
 use super::OAuthHttp;
 
@@ -61,9 +61,11 @@ pub(super) async fn metadata(
     let Ok(server) = reqwest::Url::parse(resource) else {
         return None;
     };
-    if WWWAuthenticateParams::parse(challenge, &server)
-        .resource_metadata_url
-        .is_some()
+    // Any `resource_metadata` parameter, even one whose URL rmcp would not follow: the server
+    // speaks of protected-resource metadata, so it is not a 2025-03-26 server.
+    if challenge
+        .to_ascii_lowercase()
+        .contains("resource_metadata=")
     {
         return None;
     }
