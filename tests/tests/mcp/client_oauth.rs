@@ -157,6 +157,9 @@ struct Protected {
     prm_missing: Mutex<Option<u16>>,
     /// The issuer the authorization server's metadata names, when not its origin.
     issuer: Mutex<Option<String>>,
+    /// The algorithms the authorization server's metadata says it accepts client assertions
+    /// signed with.
+    assertion_algorithms: Mutex<Vec<&'static str>>,
     mcp: StreamableHttpService<McpServer, LocalSessionManager>,
 }
 
@@ -264,7 +267,8 @@ impl Protected {
                     "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
                     "code_challenge_methods_supported": ["S256"],
                     "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"],
-                    "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
+                    "token_endpoint_auth_signing_alg_values_supported":
+                        *self.assertion_algorithms.lock().unwrap(),
                 }),
             ),
             (Method::POST, "/register") => {
@@ -430,6 +434,7 @@ async fn serve_for(expires_in: u64, client_public_key: Vec<u8>) -> Arc<Protected
         echo_refusals: std::sync::atomic::AtomicBool::new(false),
         prm_missing: Mutex::default(),
         issuer: Mutex::default(),
+        assertion_algorithms: Mutex::new(vec!["ES256"]),
         mcp: server.http_service(StreamableHttpServerConfig::default()),
     });
     let serving = Arc::clone(&protected);
@@ -684,6 +689,30 @@ async fn an_assertion_from_another_key_is_refused_and_the_connection_fails() {
     let shown = chain(&failure);
     assert!(shown.contains("invalid_client"), "{shown}");
     assert!(protected.seen.lock().unwrap().used.is_empty());
+}
+
+#[tokio::test]
+async fn a_key_whose_algorithm_the_server_does_not_accept_is_not_sent() {
+    let (pem, public) = client_key();
+    let protected = serve_for(3600, public).await;
+    *protected.assertion_algorithms.lock().unwrap() = vec!["RS256", "EdDSA"];
+    let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, SigningKey::from_pem(&pem).unwrap())
+        .timeout(Duration::from_secs(5));
+    let failure = McpClient::builder()
+        .timeout(Duration::from_secs(10))
+        .oauth(oauth)
+        .http(protected.resource())
+        .await
+        .unwrap_err();
+    let shown = chain(&failure);
+    assert!(
+        shown.contains("does not accept client assertions signed with ES256"),
+        "{shown}"
+    );
+    assert!(
+        protected.seen.lock().unwrap().grants.is_empty(),
+        "no token request was made"
+    );
 }
 
 /// A server whose authorization server's metadata (at the origin's root) names the issuer

@@ -1380,3 +1380,42 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for Authorized<C> {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::secure_endpoint;
+
+    #[test]
+    fn an_assertion_goes_over_https_or_between_loopback_hosts_only() {
+        let endpoint = |url: &str| reqwest::Url::parse(url).unwrap();
+        let remote = "https://mcp.example.com/mcp";
+        assert!(secure_endpoint(
+            remote,
+            &endpoint("https://as.example.com/token")
+        ));
+        assert!(!secure_endpoint(
+            remote,
+            &endpoint("http://as.example.com/token")
+        ));
+        // A loopback token endpoint for a remote server is not the server's: refused.
+        assert!(!secure_endpoint(
+            remote,
+            &endpoint("http://127.0.0.1:9/token")
+        ));
+        for local in [
+            "http://127.0.0.1:8000/mcp",
+            "http://localhost:8000/mcp",
+            "http://[::1]:8000/mcp",
+        ] {
+            assert!(secure_endpoint(
+                local,
+                &endpoint("http://localhost:9000/token")
+            ));
+            assert!(secure_endpoint(
+                local,
+                &endpoint("http://127.0.0.1:9000/token")
+            ));
+            assert!(!secure_endpoint(local, &endpoint("http://10.0.0.1/token")));
+        }
+    }
+}
