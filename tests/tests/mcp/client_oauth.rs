@@ -559,17 +559,17 @@ async fn a_refused_token_is_refreshed_and_the_call_sent_again() {
     client.close().await;
 }
 
-#[tokio::test]
-async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_expires() {
-    let protected = serve(2).await;
-    let oauth = OAuth::client_credentials("unattended", format!("{CANARY}-secret"))
-        .timeout(Duration::from_secs(5));
-    let client = McpClient::builder()
+/// An unattended client with `oauth` connects to `protected` (whose tokens last two seconds)
+/// and calls its tool once the first token expired: two client-credentials exchanges, no user
+/// step, the second token used. The client's builder, the client and its tool.
+async fn unattended_past_expiry(
+    protected: &Protected,
+    oauth: OAuth,
+) -> (McpClientBuilder, McpClient, Arc<dyn Tool>) {
+    let builder = McpClient::builder()
         .timeout(Duration::from_secs(10))
-        .oauth(oauth.clone())
-        .http(protected.resource())
-        .await
-        .unwrap();
+        .oauth(oauth);
+    let client = builder.clone().http(protected.resource()).await.unwrap();
     let echo = echo_tool(&client).await;
     tokio::time::sleep(Duration::from_millis(2200)).await;
     let output = echo
@@ -577,17 +577,25 @@ async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_exp
         .await
         .unwrap();
     assert_eq!(output, json!({"result": "later"}));
-    {
-        let seen = protected.seen.lock().unwrap();
-        assert_eq!(seen.grants, ["client_credentials", "client_credentials"]);
-        assert_eq!(
-            seen.token_resources,
-            [protected.resource(), protected.resource()]
-        );
-        assert_eq!(seen.registered, 0);
-        assert!(seen.authorizations.is_empty(), "no user step");
-        assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
-    }
+    let seen = protected.seen.lock().unwrap();
+    assert_eq!(seen.grants, ["client_credentials", "client_credentials"]);
+    assert_eq!(
+        seen.token_resources,
+        [protected.resource(), protected.resource()]
+    );
+    assert_eq!(seen.registered, 0);
+    assert!(seen.authorizations.is_empty(), "no user step");
+    assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
+    drop(seen);
+    (builder, client, echo)
+}
+
+#[tokio::test]
+async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_expires() {
+    let protected = serve(2).await;
+    let oauth = OAuth::client_credentials("unattended", format!("{CANARY}-secret"))
+        .timeout(Duration::from_secs(5));
+    let (_, client, _) = unattended_past_expiry(&protected, oauth.clone()).await;
     assert!(
         !format!("{oauth:?}").contains(CANARY),
         "the secret stays out of Debug"
@@ -603,30 +611,12 @@ async fn a_client_with_a_private_key_is_authorized_by_its_signed_assertions() {
     let key = SigningKey::from_pem(&pem).unwrap();
     assert_eq!(key.algorithm(), "ES256");
     let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, key).timeout(Duration::from_secs(5));
-    let builder = McpClient::builder()
-        .timeout(Duration::from_secs(10))
-        .oauth(oauth.clone());
-    let client = builder.clone().http(protected.resource()).await.unwrap();
-    let echo = echo_tool(&client).await;
     // Past the token's lifetime: a new exchange, with a new assertion; the refresh token the
-    // server sent was not kept.
-    tokio::time::sleep(Duration::from_millis(2200)).await;
-    let output = echo
-        .call(json!({"text": "later"}), ToolContext::new("1", "echo"))
-        .await
-        .unwrap();
-    assert_eq!(output, json!({"result": "later"}));
+    // server sent was not kept (the second exchange is not a refresh).
+    let (builder, client, echo) = unattended_past_expiry(&protected, oauth.clone()).await;
     let assertions = {
         let seen = protected.seen.lock().unwrap();
-        assert_eq!(seen.grants, ["client_credentials", "client_credentials"]);
-        assert_eq!(
-            seen.token_resources,
-            [protected.resource(), protected.resource()]
-        );
         assert_eq!(seen.jtis.len(), 2, "two assertions, each checked");
-        assert_eq!(seen.registered, 0);
-        assert!(seen.authorizations.is_empty(), "no user step");
-        assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
         seen.assertions.clone()
     };
 
@@ -674,11 +664,10 @@ async fn a_client_with_a_private_key_is_authorized_by_its_signed_assertions() {
     client.close().await;
 }
 
-#[tokio::test]
-async fn an_assertion_from_another_key_is_refused_and_the_connection_fails() {
-    let protected = serve(3600).await;
-    let (other, _) = client_key();
-    let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, SigningKey::from_pem(&other).unwrap())
+/// Connecting to `protected` as the `private_key_jwt` client with the key `pem` fails: what
+/// the failure shows.
+async fn keyed_refusal(protected: &Protected, pem: &str) -> String {
+    let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, SigningKey::from_pem(pem).unwrap())
         .timeout(Duration::from_secs(5));
     let failure = McpClient::builder()
         .timeout(Duration::from_secs(10))
@@ -686,7 +675,14 @@ async fn an_assertion_from_another_key_is_refused_and_the_connection_fails() {
         .http(protected.resource())
         .await
         .unwrap_err();
-    let shown = chain(&failure);
+    chain(&failure)
+}
+
+#[tokio::test]
+async fn an_assertion_from_another_key_is_refused_and_the_connection_fails() {
+    let protected = serve(3600).await;
+    let (other, _) = client_key();
+    let shown = keyed_refusal(&protected, &other).await;
     assert!(shown.contains("invalid_client"), "{shown}");
     assert!(protected.seen.lock().unwrap().used.is_empty());
 }
@@ -696,15 +692,7 @@ async fn a_key_whose_algorithm_the_server_does_not_accept_is_not_sent() {
     let (pem, public) = client_key();
     let protected = serve_for(3600, public).await;
     *protected.assertion_algorithms.lock().unwrap() = vec!["RS256", "EdDSA"];
-    let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, SigningKey::from_pem(&pem).unwrap())
-        .timeout(Duration::from_secs(5));
-    let failure = McpClient::builder()
-        .timeout(Duration::from_secs(10))
-        .oauth(oauth)
-        .http(protected.resource())
-        .await
-        .unwrap_err();
-    let shown = chain(&failure);
+    let shown = keyed_refusal(&protected, &pem).await;
     assert!(
         shown.contains("does not accept client assertions signed with ES256"),
         "{shown}"
