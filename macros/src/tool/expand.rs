@@ -303,12 +303,18 @@ pub(crate) fn tool_impl(
     };
     let output_schema = output_schema(tool);
     // The hook is a function pointer on the definition: the future of the user's function,
-    // boxed. A closure, not a fn item, so that a path through `Self` works in `#[tools]`.
+    // boxed. A closure, not a fn item, so that a path through `Self` works in `#[tools]`. The
+    // answer is bound to a `Reconciled` here, in the user's crate, so that a hook of the wrong
+    // shape fails at the user's path ("expected `Reconciled`, found `bool`"), not at a bound
+    // inside reticent; the closure's return type (`ReconcileFuture`) asks for `Send`.
     let reconcile = options.reconcile.as_ref().map(|path| {
-        let call = quote_spanned!(path.span()=> #path(__call));
-        quote! {
-            .with_reconcile(|__call| ::reticent::__private::reconcile_hook(#call))
-        }
+        let hook = quote_spanned! {path.span()=>
+            ::std::boxed::Box::pin(async move {
+                let __reconciled: ::reticent::tool::Reconciled = #path(__call).await;
+                __reconciled
+            })
+        };
+        quote!(.with_reconcile(|__call| #hook))
     });
     let timeout = options.timeout_ms.map(|ms| {
         quote! {

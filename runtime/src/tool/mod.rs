@@ -114,7 +114,6 @@ pub(crate) mod generated {
         ValueTag,
     };
     pub use super::params::{Parameters, ParametersOf};
-    pub use super::reconcile::reconcile_hook;
     pub use super::schema::{
         ArgumentsSchema, HasOutputSchema, NoArgumentsSchema, NoOutputSchema, OutputSchema,
         ResultOutputSchema,

@@ -70,13 +70,6 @@ pub type ReconcileFuture = Pin<Box<dyn Future<Output = Reconciled> + Send>>;
 /// for an `async fn(Reconcile) -> Reconciled`).
 pub type ReconcileFn = fn(Reconcile) -> ReconcileFuture;
 
-/// The hook `#[tool(reconcile = path)]` writes: the future of `path`, boxed.
-pub fn reconcile_hook<F: Future<Output = Reconciled> + Send + 'static>(
-    future: F,
-) -> ReconcileFuture {
-    Box::pin(future)
-}
-
 /// A definition's hook, compared by address.
 #[derive(Clone, Copy)]
 pub(crate) struct Hook(pub(crate) ReconcileFn);
