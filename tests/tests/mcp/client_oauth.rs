@@ -760,6 +760,29 @@ async fn a_server_without_protected_resource_metadata_is_authorized_as_2025_03_2
 }
 
 #[tokio::test]
+async fn a_legacy_servers_tokens_in_the_store_serve_the_next_connection() {
+    // The store's discovery (no 401 yet) cannot use a 2025-03-26 server's metadata; the
+    // tokens are used once the 401 has shown where it is, without asking the user again.
+    let protected = with_issuer(|base| format!("{base}/oauth"), Some(404)).await;
+    let steps = Steps::default();
+    let builder = builder(&steps, usize::MAX);
+    for call in ["first", "second"] {
+        let client = builder.clone().http(protected.resource()).await.unwrap();
+        let output = echo_tool(&client)
+            .await
+            .call(json!({"text": call}), ToolContext::new("1", "echo"))
+            .await
+            .unwrap();
+        assert_eq!(output, json!({"result": call}));
+        client.close().await;
+    }
+    assert_eq!(steps.0.load(Ordering::SeqCst), 1, "the user was asked once");
+    let seen = protected.seen.lock().unwrap();
+    assert_eq!(seen.grants, ["authorization_code"]);
+    assert!(seen.used.iter().all(|t| t == &format!("{CANARY}-access-1")));
+}
+
+#[tokio::test]
 async fn the_issuer_check_stands_for_a_server_that_may_offer_protected_resource_metadata() {
     // The same document as above, from a server that offers protected-resource metadata
     // naming the origin as its authorization server: RFC 8414's issuer check stands.

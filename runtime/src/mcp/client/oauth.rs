@@ -784,15 +784,29 @@ impl Authorizer {
         AuthorizationCallback::from_redirect_url(&redirected)
     }
 
-    /// The first authorization: discovery from the 401's `challenge`, the client's identity,
-    /// the user's step, the token.
+    /// The first authorization: discovery from the 401's `challenge`; then the tokens in the
+    /// store, else the client's identity, the user's step, the token.
     async fn first(&self, challenge: &str) -> Result<AuthorizationManager, AuthError> {
         let limit = self.oauth.timeout;
         let oauth = &self.oauth;
         let mut manager = self.new_manager().await?;
         self.discover(&mut manager, Some(challenge)).await?;
         let redirect_uri = match &oauth.grant {
-            Grant::Code { redirect_uri, .. } => redirect_uri,
+            Grant::Code { redirect_uri, .. } => {
+                // Tokens in the store that could not be used before this 401 (their server's
+                // metadata is found only from a 401, as a 2025-03-26 server's is) are tried
+                // before the user is asked: none of them was sent yet on this connection.
+                let stored = bounded(
+                    limit,
+                    "reading the token store",
+                    manager.initialize_from_store(),
+                )
+                .await;
+                if matches!(stored, Ok(true)) {
+                    return Ok(manager);
+                }
+                redirect_uri
+            }
             Grant::ClientCredentials | Grant::ClientCredentialsJwt(_) | Grant::Enterprise(_) => {
                 let scopes = if oauth.scopes.is_empty() {
                     manager.select_initial_scopes(&[]).await
