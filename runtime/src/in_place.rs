@@ -49,6 +49,7 @@ impl<'a, S, T> InPlace<'a, S, T> {
     /// moved. For a large state of which the work takes a little (the MCP server's request,
     /// 240 bytes, of which the call takes the arguments): moving it out costs a copy per call.
     #[cfg(any(test, feature = "mcp"))]
+    #[inline(always)]
     pub(crate) fn poll_in_place(
         &mut self,
         task: &mut Context<'_>,
@@ -64,6 +65,7 @@ impl<'a, S, T> InPlace<'a, S, T> {
 
     /// After the first poll's `step`: done, or going on (and polled at once, as the caller
     /// polled).
+    #[inline(always)]
     fn started(&mut self, step: FirstPoll<'a, T>, task: &mut Context<'_>) -> Poll<T> {
         match step {
             FirstPoll::Done(output) => {

@@ -79,6 +79,10 @@
 //!   to mount the tower service in a router of your own;
 //! - anything else rmcp can serve on (an in-memory duplex in tests): [`McpServer::serve`].
 //!
+//! Behind a proxy or load balancer that cuts a response open or quiet too long,
+//! [`McpServerBuilder::sse_polling`] closes each request's event stream in time, and the client
+//! resumes it with `Last-Event-ID` to get the rest of the call (SEP-1699); `McpClient` does.
+//!
 //! # Using MCP servers' tools
 //!
 //! With the `mcp-client` feature, `McpClient` connects to a server — started as a child
@@ -130,4 +134,4 @@ pub use rmcp;
 #[cfg(all(feature = "restate", feature = "mcp-client"))]
 pub use server::TaskWorkflow;
 pub use server::{ApprovalRefused, AskError, Elicited, RefusalReason};
-pub use server::{McpServer, McpServerBuilder, ServeError};
+pub use server::{HttpSessions, McpServer, McpServerBuilder, ServeError};

@@ -138,11 +138,18 @@ const MAX_CLIENT_KEY: usize = 255;
 /// printable ASCII characters is refused with a sentence for the client: a client that sent
 /// one counts on it.
 #[cfg(feature = "mcp")]
+#[inline]
 pub(crate) fn of_request(meta: &rmcp::model::RequestMetaObject) -> Result<KeySource, String> {
-    // Most requests carry no `_meta`; a lookup hashes the key.
+    // Most requests carry no `_meta`: they pay this test only (a lookup hashes the key).
     if meta.0.0.is_empty() {
         return Ok(KeySource::Fresh);
     }
+    of_meta(meta)
+}
+
+/// [`of_request`] for a request with a `_meta`.
+#[cfg(feature = "mcp")]
+fn of_meta(meta: &rmcp::model::RequestMetaObject) -> Result<KeySource, String> {
     let Some(key) = meta.0.0.get(META_KEY) else {
         return Ok(KeySource::Fresh);
     };

@@ -173,11 +173,18 @@ impl Observer {
     /// The observer of a call that runs on `span`, with the consumer's end of its queue when
     /// `forward` asks for anything; `None` when nobody watches (the span is disabled and the
     /// consumer wants nothing).
+    #[inline]
     pub(crate) fn new(span: &Span, forward: Forward) -> Option<(Arc<Self>, Option<Updates>)> {
-        let span = (!span.is_disabled()).then(|| span.clone());
-        if span.is_none() && !forward.anything() {
+        // Most calls: two tests, in the caller.
+        if span.is_disabled() && !forward.anything() {
             return None;
         }
+        Self::watching(span, forward)
+    }
+
+    /// [`new`](Self::new), for a call someone watches.
+    fn watching(span: &Span, forward: Forward) -> Option<(Arc<Self>, Option<Updates>)> {
+        let span = (!span.is_disabled()).then(|| span.clone());
         let (queue, updates) = if forward.anything() {
             let (sender, receiver) = mpsc::channel(QUEUE_LEN);
             (Some(sender), Some(Updates(receiver)))

@@ -15,6 +15,10 @@
 //!
 //! The elicitation and sampling scenarios' tools ask the client through
 //! [`ToolContext::elicit`] and [`ToolContext::sample`], each wait bounded by [`ASK_WAIT`].
+//!
+//! The server closes each request's event stream after [`POLL_OPEN_FOR`] (SSE polling,
+//! `McpServerBuilder::sse_polling`); `test_reconnection` runs past it, so that the
+//! `server-sse-polling` scenario gets its result by resuming the stream.
 #![allow(deprecated)] // sampling is deprecated by the 2026-07-28 protocol (SEP-2577), still in use.
 
 use std::io::Write as _;
@@ -227,6 +231,21 @@ async fn test_sampling(
     Ok(format!("LLM response: {text}"))
 }
 
+/// How long a request's event stream stays open on the conformance server before the client
+/// is told to resume it (SSE polling, SEP-1699; the `server-sse-polling` scenario).
+pub const POLL_OPEN_FOR: Duration = Duration::from_secs(1);
+
+/// The hint the conformance server sends of when to resume a closed stream.
+pub const POLL_RETRY: Duration = Duration::from_millis(500);
+
+/// Runs half a window past [`POLL_OPEN_FOR`]: its stream is closed mid-call, and the client
+/// gets the result by resuming it.
+#[reticent::tool(read_only, idempotent)]
+async fn test_reconnection() -> &'static str {
+    tokio::time::sleep(POLL_OPEN_FOR + POLL_OPEN_FOR / 2).await;
+    "Reconnection test completed successfully"
+}
+
 /// The input schema the `json-schema-2020-12` scenario expects `tools/list` to keep as it is:
 /// `$schema`, `$defs` and `additionalProperties`.
 fn json_schema_2020_12() -> Value {
@@ -304,6 +323,9 @@ pub fn server() -> McpServer {
             json_schema_2020_12(),
         ))
         .timeout(Duration::from_secs(30))
+        // SSE polling: `test_reconnection` runs past the window, every other tool within it.
+        .tool(TestReconnection)
+        .sse_polling(POLL_OPEN_FOR, POLL_RETRY)
         .build()
         .expect("the conformance server's tools are valid")
 }

@@ -19,11 +19,10 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper_util::rt::TokioIo;
-use reticent::mcp::McpServer;
 use reticent::mcp::oauth::{OAuth, SigningKey};
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpService;
-use reticent::mcp::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use reticent::mcp::{HttpSessions, McpServer};
 use reticent::mcp::{McpClient, McpClientBuilder};
 use reticent::{Tool, ToolContext};
 use reticent_tests::mcp::oauth::follow;
@@ -160,7 +159,7 @@ struct Protected {
     /// The algorithms the authorization server's metadata says it accepts client assertions
     /// signed with.
     assertion_algorithms: Mutex<Vec<&'static str>>,
-    mcp: StreamableHttpService<McpServer, LocalSessionManager>,
+    mcp: StreamableHttpService<McpServer, HttpSessions>,
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response<Body> {

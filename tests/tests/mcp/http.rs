@@ -5,11 +5,10 @@ use std::time::Duration;
 
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use reticent::mcp::McpServer;
-use reticent::mcp::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use reticent::mcp::rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService,
 };
+use reticent::mcp::{HttpSessions, McpServer};
 use reticent_tests::mcp::Failures;
 use serde_json::{Value, json};
 use tower_service::Service;
@@ -38,7 +37,7 @@ fn add(a: i64, b: i64) -> i64 {
 
 /// A client of the tower service that keeps its session id.
 struct Client {
-    service: StreamableHttpService<McpServer, LocalSessionManager>,
+    service: StreamableHttpService<McpServer, HttpSessions>,
     session: Option<String>,
     next_id: u64,
 }

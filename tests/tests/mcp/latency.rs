@@ -69,20 +69,8 @@ async fn a_stateful_call_over_serve_http_does_not_wait_for_a_delayed_ack() {
     tokio::spawn(server.serve_http(listener, config));
     let _stop = shutdown.drop_guard();
 
-    // One connection, kept alive from call to call; plain HTTP, though reqwest wants a TLS
-    // setup to build a client.
-    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(rustls::RootCertStore::empty())
-    .with_no_client_auth();
-    let http = reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .pool_max_idle_per_host(1)
-        .build()
-        .unwrap();
+    // One connection, kept alive from call to call.
+    let http = plain_http().pool_max_idle_per_host(1).build().unwrap();
     let mut session = Session {
         http,
         url,
@@ -119,4 +107,17 @@ async fn a_stateful_call_over_serve_http_does_not_wait_for_a_delayed_ack() {
         "a stateful call took {median:?} (all: {elapsed:?}); a stall of 40 ms or more is \
          Nagle's algorithm waiting for a delayed ACK: is TCP_NODELAY set?"
     );
+}
+
+/// A client of plain HTTP: reqwest wants a TLS setup to build one, so it gets one that trusts
+/// nobody.
+pub(crate) fn plain_http() -> reqwest::ClientBuilder {
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(rustls::RootCertStore::empty())
+    .with_no_client_auth();
+    reqwest::Client::builder().tls_backend_preconfigured(tls)
 }

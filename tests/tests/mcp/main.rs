@@ -19,6 +19,7 @@ mod http;
 mod idempotency;
 mod latency;
 mod pattern;
+mod polling;
 mod progress;
 mod python_client;
 mod server;

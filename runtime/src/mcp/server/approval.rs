@@ -97,11 +97,14 @@ impl McpServer {
 
     /// Asks the client's user to approve `request`, then answers it: run as any call when
     /// approved, refused otherwise.
-    pub(super) fn approve_then_call(&self, request: Request) -> FirstPoll<'_, Answered> {
+    pub(super) fn approve_then_call<R: From<CallToolResult> + Send + 'static>(
+        &self,
+        request: Request,
+    ) -> FirstPoll<'_, Answered<R>> {
         FirstPoll::Running(Box::pin(async move {
             let (name, arguments, context) = request;
             if let Err(refused) = self.approve(&name, &arguments, &context).await {
-                return refused;
+                return refused.map(R::from);
             }
             let mut request = Some((name, arguments, context));
             let started = std::future::poll_fn(|task| {

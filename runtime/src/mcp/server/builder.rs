@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::session::Session;
-use super::{FailureHook, Inner, McpServer, definition, task};
+use super::{FailureHook, Inner, McpServer, definition, polling, task};
 use crate::error::ToolFailure;
 use crate::tool::{BuildError, Tool, ToolSet, Toolbox};
 
@@ -26,6 +26,7 @@ pub struct McpServerBuilder {
     max_output: Option<usize>,
     task_ttl: Duration,
     max_tasks: usize,
+    polling: Option<polling::Polling>,
     /// Restate's ingress, for durable tasks.
     #[cfg(all(feature = "restate", feature = "mcp-client"))]
     durable_tasks: Option<String>,
@@ -46,6 +47,7 @@ impl McpServerBuilder {
             max_output: None,
             task_ttl: task::DEFAULT_TTL,
             max_tasks: task::DEFAULT_MAX,
+            polling: None,
             #[cfg(all(feature = "restate", feature = "mcp-client"))]
             durable_tasks: None,
         }
@@ -184,6 +186,35 @@ impl McpServerBuilder {
         self
     }
 
+    /// Closes each request's event stream over streamable HTTP once it has been open for
+    /// `open_for`, telling the client to come back after `retry`; the client resumes it with a
+    /// GET that names the last event it read (`Last-Event-ID`), and gets the rest: progress,
+    /// the tool's questions, the result (SSE polling, SEP-1699). A call runs on while its
+    /// client is away; what it sends meanwhile is kept for the client. Default: a stream stays
+    /// open until its answer.
+    ///
+    /// Turn it on behind proxies and load balancers that cut a response that has been open
+    /// or quiet too long: pick an `open_for` below their limit, and a call of any length gets
+    /// its answer. Clients that cannot resume (SEP-1699 is of protocol 2025-11-25) lose the
+    /// answer of a call longer than `open_for`; rmcp's client, and so
+    /// [`McpClient`](crate::mcp::McpClient), resumes.
+    ///
+    /// For the stateful sessions of [`http_service`](McpServer::http_service) and
+    /// [`serve_http`](McpServer::serve_http) (`legacy_session_mode`, rmcp's default); off in
+    /// a stateless configuration, and stdio is never cut. A client of protocol 2026-07-28,
+    /// which rmcp serves statelessly, may resume its streams, which are not closed; a call
+    /// whose stream such a client drops runs on to its end or its time limit.
+    ///
+    /// What a client may resume is kept in memory and bounded: the latest 256 events of each
+    /// of at most 1024 streams, 64 MiB of events (as JSON) in all, the streams least recently
+    /// used going first, and a finished stream for a minute after it was last read. An
+    /// event's id names its stream by a random key, so no client can read another's. Each
+    /// event is measured as it is kept, which costs about what writing it to the wire does.
+    pub fn sse_polling(mut self, open_for: Duration, retry: Duration) -> Self {
+        self.polling = Some(polling::Polling { open_for, retry });
+        self
+    }
+
     /// Keeps the tasks of `#[tool(task)]` tools as Restate workflows rather than in memory
     /// (features `restate` and `mcp-client`): a task survives a restart of the server, and is
     /// followed from any of its replicas. `ingress` is Restate's ingress URL
@@ -253,6 +284,7 @@ impl McpServerBuilder {
             trust_client_approval: self.trust_client_approval,
             max_output: self.max_output,
             tasks,
+            polling: self.polling,
         });
         Ok(McpServer::with_session(&inner, Session::default()))
     }
@@ -280,6 +312,7 @@ impl fmt::Debug for McpServerBuilder {
             .field("max_output", &self.max_output)
             .field("task_ttl", &self.task_ttl)
             .field("max_tasks", &self.max_tasks)
+            .field("polling", &self.polling)
             .finish()
     }
 }

@@ -9,7 +9,7 @@ use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::future::Either;
+use futures::future::{BoxFuture, Either};
 use rmcp::model::{CallToolResult, ContentBlock, ErrorCode, ErrorData, NumberOrString};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -34,41 +34,48 @@ pub(super) struct CallTool<'s, R> {
     server: &'s McpServer,
     /// The request is held in place until the first poll: boxing it would cost every call an
     /// allocation.
-    stage: InPlace<'s, Request, Answered>,
-    into: fn(CallToolResult) -> R,
+    stage: InPlace<'s, Request, Answered<R>>,
 }
 
 /// A `tools/call` request: the tool's name, the arguments and the request's context.
 pub(super) type Request = (Cow<'static, str>, Value, RequestContext<RoleServer>);
 
-/// The result the client is sent, or the protocol error for a tool that does not exist (or a
-/// cancelled request, whose reply the transport drops).
-pub(super) type Answered = Result<CallToolResult, ErrorData>;
+/// The result the client is sent, made into the handler's `R` where it is made (`From`,
+/// inlined: converting it later would move its 200 bytes once more), or the protocol error for
+/// a tool that does not exist (or a cancelled request, whose reply the transport drops).
+pub(super) type Answered<R = CallToolResult> = Result<R, ErrorData>;
 
 impl<'s, R> CallTool<'s, R> {
-    /// The call of the tool `name`, its result made into `R` with `into`.
+    /// The call of the tool `name`, its result made into `R`.
     pub(super) fn new(
         server: &'s McpServer,
         name: Cow<'static, str>,
         arguments: Value,
         context: RequestContext<RoleServer>,
-        into: fn(CallToolResult) -> R,
     ) -> Self {
         Self {
             server,
             stage: InPlace::Start((name, arguments, context)),
-            into,
+        }
+    }
+
+    /// A call answered by `running` (a `#[tool(task)]` tool's task, created), polled as
+    /// [`new`](Self::new)'s call is once it goes on.
+    pub(super) fn going(server: &'s McpServer, running: BoxFuture<'s, Answered<R>>) -> Self {
+        Self {
+            server,
+            stage: InPlace::Running(running),
         }
     }
 }
 
-impl<R> Future for CallTool<'_, R> {
+impl<R: From<CallToolResult> + Send + 'static> Future for CallTool<'_, R> {
     type Output = Result<R, ErrorData>;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, task: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let server = this.server;
-        let into = this.into;
         // The request is lent where it lies: the call takes only its arguments out of it.
         this.stage
             .poll_in_place(task, |(name, arguments, context), task| {
@@ -83,7 +90,6 @@ impl<R> Future for CallTool<'_, R> {
                 }
                 server.begin(name, std::mem::take(arguments), context, task)
             })
-            .map_ok(into)
     }
 }
 
@@ -101,13 +107,13 @@ struct Answer<'s> {
 impl McpServer {
     /// Begins one `tools/call`, polling the tool in place with `task`.
     #[inline(always)]
-    pub(super) fn begin<'s>(
+    pub(super) fn begin<'s, R: From<CallToolResult> + Send + 'static>(
         &'s self,
         name: &str,
         arguments: Value,
         context: &RequestContext<RoleServer>,
         task: &mut Context<'_>,
-    ) -> FirstPoll<'s, Answered> {
+    ) -> FirstPoll<'s, Answered<R>> {
         let inner = &self.inner;
         // The request stays where the future holds it: only what the call takes is moved out.
         let RequestContext {
@@ -244,14 +250,14 @@ impl<'s> Answer<'s> {
     /// reports on to the client while the call runs (`watch`), and answers at its end, or when
     /// `token` (the request's) is cancelled. `to_result` makes the output the client's result.
     #[inline(always)]
-    fn begin<T: Send + 's>(
+    fn begin<T: Send + 's, R: From<CallToolResult> + Send + 'static>(
         self,
         started: FirstPoll<'s, CallOutcome<T>>,
         call_id: &str,
         token: &CancellationToken,
         watch: Option<Watch<'s>>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult + Send + 's,
-    ) -> FirstPoll<'s, Answered> {
+    ) -> FirstPoll<'s, Answered<R>> {
         let running = match started {
             // Done before anyone could stop it: answered, also when the client cancelled the
             // request meanwhile (the transport then drops the answer).
@@ -284,11 +290,11 @@ impl<'s> Answer<'s> {
 
     /// The client's answer to a call that ended with `outcome`.
     #[inline(always)]
-    fn answer<T>(
+    fn answer<T, R: From<CallToolResult>>(
         self,
         outcome: CallOutcome<T>,
         to_result: impl FnOnce(T, &tracing::Span) -> CallToolResult,
-    ) -> Answered {
+    ) -> Answered<R> {
         let Self {
             server,
             span,
@@ -297,17 +303,17 @@ impl<'s> Answer<'s> {
         } = self;
         match outcome {
             Ok(output) => {
-                let result = to_result(output, &span);
-                Ok(match budget {
-                    None => result,
-                    Some(max) => within_budget(result, max),
-                })
+                let mut result = to_result(output, &span);
+                if let Some(max) = budget {
+                    within_budget(&mut result, max);
+                }
+                Ok(R::from(result))
             }
             Err(failure) => {
                 let result =
                     CallToolResult::error(vec![ContentBlock::text(failure.shown_to_model.clone())]);
                 server.report(&span, &failure);
-                Ok(result)
+                Ok(R::from(result))
             }
         }
     }

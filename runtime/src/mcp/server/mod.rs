@@ -11,6 +11,7 @@
 //! | `result.rs` | the result a client is sent for a call that succeeded |
 //! | `definition.rs` | a tool as `tools/list` describes it; the shape of its `structuredContent` |
 //! | `session.rs` | what one connection keeps: the log level its client set, whether it is over |
+//! | `polling.rs` | SSE polling over streamable HTTP: request streams closed and resumed; [`HttpSessions`] |
 //! | `task.rs` | calls of `#[tool(task)]` tools answered with a task: `tasks/get`, `tasks/cancel` |
 //! | `durable.rs` | those tasks as Restate workflows (`restate` and `mcp-client`): `TaskWorkflow` |
 //! | `transport.rs` | serving: stdio, streamable HTTP, any rmcp transport; [`ServeError`] |
@@ -24,6 +25,7 @@ mod definition;
 mod durable;
 mod handler;
 mod notify;
+mod polling;
 mod result;
 mod session;
 mod task;
@@ -38,6 +40,7 @@ pub use ask::{AskError, Elicited};
 pub use builder::McpServerBuilder;
 #[cfg(all(feature = "restate", feature = "mcp-client"))]
 pub use durable::TaskWorkflow;
+pub use polling::HttpSessions;
 pub use transport::ServeError;
 
 use self::session::Session;
@@ -87,6 +90,8 @@ pub(crate) struct Inner {
     pub(crate) max_output: Option<usize>,
     /// The tasks of `#[tool(task)]` tools; `None` when no tool served is one.
     pub(crate) tasks: Option<task::Store>,
+    /// How request streams over streamable HTTP are closed and resumed; `None`: never closed.
+    pub(crate) polling: Option<polling::Polling>,
 }
 
 impl McpServer {
@@ -121,6 +126,7 @@ impl fmt::Debug for McpServer {
             .field("on_failure", &inner.on_failure.len())
             .field("approval_wait", &inner.approval_wait)
             .field("trust_client_approval", &inner.trust_client_approval)
+            .field("polling", &inner.polling)
             .finish_non_exhaustive()
     }
 }

@@ -40,9 +40,10 @@ pub(super) fn success_text(text: String, structured: Option<Value>) -> CallToolR
     result
 }
 
-/// `result` with its text cut to `max` bytes, when it is longer, and then without its
-/// `structuredContent`, which would carry the whole output.
-pub(super) fn within_budget(mut result: CallToolResult, max: usize) -> CallToolResult {
+/// Cuts `result`'s text to `max` bytes, when it is longer, and then drops its
+/// `structuredContent`, which would carry the whole output. The result is changed where it
+/// lies: it is 200 bytes, and a call answered within its budget should not move it.
+pub(super) fn within_budget(result: &mut CallToolResult, max: usize) {
     let mut cut = false;
     for block in &mut result.content {
         if let Some(text) = block.as_text()
@@ -55,7 +56,6 @@ pub(super) fn within_budget(mut result: CallToolResult, max: usize) -> CallToolR
     if cut {
         result.structured_content = None;
     }
-    result
 }
 
 /// The answer to a request about a task the server does not keep.

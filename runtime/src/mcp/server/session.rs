@@ -50,6 +50,7 @@ impl Session {
     /// the level in the request's own `_meta` (`io.modelcontextprotocol/logLevel`, the
     /// 2026-07-28 way), else the one it set for the session (`logging/setLevel`). `None` — no
     /// lines — when it asked for neither: a client opts in to log lines.
+    #[inline]
     pub(crate) fn log_level(&self, meta: &RequestMetaObject) -> Option<LogLevel> {
         let rank = match unless_empty(meta, RequestMetaObject::log_level) {
             Some(level) => rank(level),
@@ -68,6 +69,7 @@ impl Session {
 
 /// The progress token of a request with `meta`, if the client sent one: it is then sent the
 /// tool's progress.
+#[inline]
 pub(crate) fn progress_token(meta: &RequestMetaObject) -> Option<ProgressToken> {
     unless_empty(meta, RequestMetaObject::get_progress_token)
 }

@@ -291,13 +291,7 @@ fn create(
     tokio::spawn(async move {
         let expiry = tokio::time::sleep(ttl);
         let mut expiry = pin!(expiry);
-        let call = CallTool::new(
-            &server,
-            request.name,
-            arguments,
-            context,
-            std::convert::identity,
-        );
+        let call = CallTool::<CallToolResult>::new(&server, request.name, arguments, context);
         let mut call = pin!(call);
         let answered = tokio::select! {
             answered = &mut call => Some(answered),

@@ -7,12 +7,11 @@ use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use rmcp::service::{RoleServer, RunningService};
 use rmcp::transport::IntoTransport;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
-use super::McpServer;
 use super::session::{Session, Watched};
+use super::{HttpSessions, McpServer};
 use crate::error::BoxError;
 
 /// How long open connections get to close when an HTTP server shuts down.
@@ -84,9 +83,11 @@ impl McpServer {
     /// The server as rmcp's streamable HTTP tower service, [`StreamableHttpService`], to mount
     /// in a router of your own (for example with axum's `Router::nest_service("/mcp", ..)`).
     ///
-    /// Sessions are kept in memory. `config` sets the allowed hosts (loopback only by
-    /// default), stateful or stateless mode and the shutdown token; when that token is
-    /// cancelled, the calls still running are cancelled at once.
+    /// Sessions are kept in memory ([`HttpSessions`]: rmcp's `LocalSessionManager`, with the
+    /// window of [`sse_polling`](super::McpServerBuilder::sse_polling) when it is set).
+    /// `config` sets the allowed hosts (loopback only by default), stateful or stateless mode
+    /// and the shutdown token; when that token is cancelled, the calls still running are
+    /// cancelled at once.
     ///
     /// Set `TCP_NODELAY` on every connection the server accepts
     /// ([`TcpStream::set_nodelay`](tokio::net::TcpStream::set_nodelay)), as
@@ -97,9 +98,11 @@ impl McpServer {
     pub fn http_service(
         &self,
         config: StreamableHttpServerConfig,
-    ) -> StreamableHttpService<McpServer, LocalSessionManager> {
+    ) -> StreamableHttpService<McpServer, HttpSessions> {
         let inner = Arc::clone(&self.inner);
         let shutdown = config.cancellation_token.clone();
+        // Polling closes a session's streams; a stateless server has none.
+        let polling = self.inner.polling.filter(|_| config.legacy_session_mode);
         StreamableHttpService::new(
             move || {
                 Ok(McpServer::with_session(
@@ -107,7 +110,7 @@ impl McpServer {
                     Session::ending_with(&shutdown),
                 ))
             },
-            Arc::new(LocalSessionManager::default()),
+            Arc::new(HttpSessions::new(polling)),
             config,
         )
     }
