@@ -1,7 +1,8 @@
 //! The client the MCP conformance suite's client scenarios test: `McpClient` over streamable
 //! HTTP. The suite runs it with the server's URL as the last argument, the scenario's name in
 //! `MCP_CONFORMANCE_SCENARIO` and, for some, what the scenario gives the client (a
-//! pre-registered client's id and secret) as JSON in `MCP_CONFORMANCE_CONTEXT`:
+//! pre-registered client's id and secret, or its private key) as JSON in
+//! `MCP_CONFORMANCE_CONTEXT`:
 //!
 //! ```text
 //! MCP_CONFORMANCE_SCENARIO=tools_call conformance_client http://localhost:PORT/mcp
@@ -20,7 +21,7 @@ use std::time::Duration;
 
 use reticent::ToolContext;
 use reticent::mcp::McpClient;
-use reticent::mcp::oauth::{IdentityProvider, OAuth};
+use reticent::mcp::oauth::{IdentityProvider, OAuth, SigningKey};
 use reticent_tests::mcp::oauth::follow;
 use serde_json::{Value, json};
 
@@ -54,6 +55,18 @@ fn oauth(scenario: &str) -> Result<OAuth, Box<dyn std::error::Error>> {
     let oauth = match scenario {
         "auth/client-credentials-basic" => {
             OAuth::client_credentials(context("client_id")?, context("client_secret")?)
+        }
+        "auth/client-credentials-jwt" => {
+            let key = SigningKey::from_pem(&context("private_key_pem")?)?;
+            let algorithm = context("signing_algorithm")?;
+            if key.algorithm() != algorithm {
+                return Err(format!(
+                    "the scenario signs with {algorithm}, its key with {}",
+                    key.algorithm()
+                )
+                .into());
+            }
+            OAuth::client_credentials_jwt(context("client_id")?, key)
         }
         "auth/cross-app-access-complete-flow" => {
             let idp = IdentityProvider::new(

@@ -2,7 +2,9 @@
 //! served here on loopback: the whole flow (the 401, protected-resource and
 //! authorization-server metadata, dynamic registration, the user's step, PKCE S256 and the
 //! `resource` parameter checked by the server, the token), a refresh when the token expires and
-//! one when the server refuses it, and tokens kept out of `Debug` output, errors and logs.
+//! one when the server refuses it, the client credentials grant with a secret and with a
+//! private key (`private_key_jwt`, each assertion checked by the server), and tokens, keys and
+//! assertions kept out of `Debug` output, errors and logs.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -10,12 +12,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper_util::rt::TokioIo;
-use reticent::mcp::oauth::OAuth;
+use reticent::mcp::oauth::{OAuth, SigningKey};
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpService;
 use reticent::mcp::{HttpSessions, McpServer};
@@ -23,6 +27,11 @@ use reticent::mcp::{McpClient, McpClientBuilder};
 use reticent::{Tool, ToolContext};
 use reticent_tests::mcp::oauth::follow;
 use reticent_tests::spans::capture_spans;
+use ring::rand::SystemRandom;
+use ring::signature::{
+    ECDSA_P256_SHA256_FIXED, ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair,
+    UnparsedPublicKey,
+};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::net::TcpListener;
@@ -59,6 +68,75 @@ struct Seen {
     refresh: Vec<String>,
     /// The access tokens the MCP server accepted, in order.
     used: Vec<String>,
+    /// The client assertions the authorization server accepted, in order.
+    assertions: Vec<String>,
+    /// The `jti` of each assertion accepted: one seen twice is a replay, refused.
+    jtis: Vec<String>,
+}
+
+/// The client of the `private_key_jwt` tests: its id, and its key in PKCS#8.
+const JWT_CLIENT: &str = "keyed";
+
+/// A P-256 key for the `private_key_jwt` client: the private key as PEM, and the public key.
+fn client_key() -> (String, Vec<u8>) {
+    let random = SystemRandom::new();
+    let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random).unwrap();
+    let public =
+        EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &random)
+            .unwrap()
+            .public_key()
+            .as_ref()
+            .to_vec();
+    let pem = format!(
+        "-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n",
+        STANDARD.encode(pkcs8.as_ref())
+    );
+    (pem, public)
+}
+
+/// Whether `assertion` is a client assertion (RFC 7523) of [`JWT_CLIENT`] for the issuer
+/// `audience`, signed with the key whose public key is `public`, unexpired, its `jti` not
+/// seen before (then recorded in `seen`).
+fn assertion_holds(assertion: &str, public: &[u8], audience: &str, seen: &mut Seen) -> bool {
+    let Some((signed, signature)) = assertion.rsplit_once('.') else {
+        return false;
+    };
+    let Some((header, claims)) = signed.split_once('.') else {
+        return false;
+    };
+    let decode = |part: &str| -> Value {
+        URL_SAFE_NO_PAD
+            .decode(part)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    };
+    let (header, claims) = (decode(header), decode(claims));
+    let Ok(signature) = URL_SAFE_NO_PAD.decode(signature) else {
+        return false;
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let jti = claims["jti"].as_str().unwrap_or_default().to_owned();
+    let holds = UnparsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, public)
+        .verify(signed.as_bytes(), &signature)
+        .is_ok()
+        && header["alg"] == "ES256"
+        && claims["iss"] == JWT_CLIENT
+        && claims["sub"] == JWT_CLIENT
+        && claims["aud"] == audience
+        && claims["exp"]
+            .as_u64()
+            .is_some_and(|exp| exp > now && exp <= now + 600)
+        && !jti.is_empty()
+        && !seen.jtis.contains(&jti);
+    if holds {
+        seen.jtis.push(jti);
+        seen.assertions.push(assertion.to_owned());
+    }
+    holds
 }
 
 /// The MCP server and its authorization server, at one origin.
@@ -68,6 +146,19 @@ struct Protected {
     issued: AtomicUsize,
     /// The lifetime of the tokens issued, in seconds.
     expires_in: u64,
+    /// The public key of the `private_key_jwt` client.
+    client_public_key: Vec<u8>,
+    /// The token endpoint refuses every assertion, saying it back in its refusal.
+    echo_refusals: std::sync::atomic::AtomicBool,
+    /// `None` when the server offers protected-resource metadata (RFC 9728), named in its 401
+    /// and served at the well-known location; else the status the well-known location answers
+    /// with, and a 401 that names none (a 404: a server of the 2025-03-26 revision).
+    prm_missing: Mutex<Option<u16>>,
+    /// The issuer the authorization server's metadata names, when not its origin.
+    issuer: Mutex<Option<String>>,
+    /// The algorithms the authorization server's metadata says it accepts client assertions
+    /// signed with.
+    assertion_algorithms: Mutex<Vec<&'static str>>,
     mcp: StreamableHttpService<McpServer, HttpSessions>,
 }
 
@@ -151,6 +242,15 @@ impl Protected {
         let query = request.uri().query().unwrap_or("").to_owned();
         let base = &self.base;
         Ok(match (request.method().clone(), path.as_str()) {
+            (Method::GET, "/.well-known/oauth-protected-resource/mcp")
+                if self.prm_missing.lock().unwrap().is_some() =>
+            {
+                let status = self.prm_missing.lock().unwrap().unwrap_or(404);
+                json_response(
+                    StatusCode::from_u16(status).unwrap(),
+                    &json!({"error": "no document"}),
+                )
+            }
             (Method::GET, "/.well-known/oauth-protected-resource/mcp") => json_response(
                 StatusCode::OK,
                 &json!({"resource": self.resource(), "authorization_servers": [base]}),
@@ -158,14 +258,16 @@ impl Protected {
             (Method::GET, "/.well-known/oauth-authorization-server") => json_response(
                 StatusCode::OK,
                 &json!({
-                    "issuer": base,
+                    "issuer": self.issuer.lock().unwrap().clone().unwrap_or_else(|| base.clone()),
                     "authorization_endpoint": format!("{base}/authorize"),
                     "token_endpoint": format!("{base}/token"),
                     "registration_endpoint": format!("{base}/register"),
                     "response_types_supported": ["code"],
                     "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
                     "code_challenge_methods_supported": ["S256"],
-                    "token_endpoint_auth_methods_supported": ["none"],
+                    "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"],
+                    "token_endpoint_auth_signing_alg_values_supported":
+                        *self.assertion_algorithms.lock().unwrap(),
                 }),
             ),
             (Method::POST, "/register") => {
@@ -230,6 +332,31 @@ impl Protected {
                         tokens.as_object_mut().unwrap().remove("refresh_token");
                         json_response(StatusCode::OK, &tokens)
                     }
+                    "client_credentials"
+                        if field("client_assertion_type")
+                            == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" =>
+                    {
+                        let assertion = field("client_assertion");
+                        if self.echo_refusals.load(Ordering::SeqCst) {
+                            return Ok(json_response(
+                                StatusCode::UNAUTHORIZED,
+                                &json!({
+                                    "error": "invalid_client",
+                                    "error_description": format!("no such client: {assertion}"),
+                                }),
+                            ));
+                        }
+                        if !assertion_holds(&assertion, &self.client_public_key, base, &mut seen) {
+                            return Ok(json_response(
+                                StatusCode::UNAUTHORIZED,
+                                &json!({"error": "invalid_client"}),
+                            ));
+                        }
+                        // A refresh token too, which the client must not keep: it gets a new
+                        // token by a new exchange.
+                        let tokens = self.issue(&mut seen);
+                        json_response(StatusCode::OK, &tokens)
+                    }
                     "refresh_token" if seen.refresh.contains(&field("refresh_token")) => {
                         let tokens = self.issue(&mut seen);
                         json_response(StatusCode::OK, &tokens)
@@ -255,9 +382,13 @@ impl Protected {
                     }
                 };
                 if !accepted {
-                    let challenge = format!(
-                        "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
-                    );
+                    let challenge = if self.prm_missing.lock().unwrap().is_none() {
+                        format!(
+                            "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
+                        )
+                    } else {
+                        "Bearer error=\"invalid_token\"".to_owned()
+                    };
                     return Ok(Response::builder()
                         .status(StatusCode::UNAUTHORIZED)
                         .header("www-authenticate", challenge)
@@ -285,6 +416,11 @@ impl Protected {
 
 /// Serves the protected MCP server and its authorization server on loopback.
 async fn serve(expires_in: u64) -> Arc<Protected> {
+    serve_for(expires_in, client_key().1).await
+}
+
+/// [`serve`], with `client_public_key` as the `private_key_jwt` client's public key.
+async fn serve_for(expires_in: u64, client_public_key: Vec<u8>) -> Arc<Protected> {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let server = McpServer::builder().tool(Echo).build().unwrap();
@@ -293,6 +429,11 @@ async fn serve(expires_in: u64) -> Arc<Protected> {
         seen: Mutex::default(),
         issued: AtomicUsize::new(0),
         expires_in,
+        client_public_key,
+        echo_refusals: std::sync::atomic::AtomicBool::new(false),
+        prm_missing: Mutex::default(),
+        issuer: Mutex::default(),
+        assertion_algorithms: Mutex::new(vec!["ES256"]),
         mcp: server.http_service(StreamableHttpServerConfig::default()),
     });
     let serving = Arc::clone(&protected);
@@ -417,17 +558,17 @@ async fn a_refused_token_is_refreshed_and_the_call_sent_again() {
     client.close().await;
 }
 
-#[tokio::test]
-async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_expires() {
-    let protected = serve(2).await;
-    let oauth = OAuth::client_credentials("unattended", format!("{CANARY}-secret"))
-        .timeout(Duration::from_secs(5));
-    let client = McpClient::builder()
+/// An unattended client with `oauth` connects to `protected` (whose tokens last two seconds)
+/// and calls its tool once the first token expired: two client-credentials exchanges, no user
+/// step, the second token used. The client's builder, the client and its tool.
+async fn unattended_past_expiry(
+    protected: &Protected,
+    oauth: OAuth,
+) -> (McpClientBuilder, McpClient, Arc<dyn Tool>) {
+    let builder = McpClient::builder()
         .timeout(Duration::from_secs(10))
-        .oauth(oauth.clone())
-        .http(protected.resource())
-        .await
-        .unwrap();
+        .oauth(oauth);
+    let client = builder.clone().http(protected.resource()).await.unwrap();
     let echo = echo_tool(&client).await;
     tokio::time::sleep(Duration::from_millis(2200)).await;
     let output = echo
@@ -435,22 +576,236 @@ async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_exp
         .await
         .unwrap();
     assert_eq!(output, json!({"result": "later"}));
-    {
-        let seen = protected.seen.lock().unwrap();
-        assert_eq!(seen.grants, ["client_credentials", "client_credentials"]);
-        assert_eq!(
-            seen.token_resources,
-            [protected.resource(), protected.resource()]
-        );
-        assert_eq!(seen.registered, 0);
-        assert!(seen.authorizations.is_empty(), "no user step");
-        assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
-    }
+    let seen = protected.seen.lock().unwrap();
+    assert_eq!(seen.grants, ["client_credentials", "client_credentials"]);
+    assert_eq!(
+        seen.token_resources,
+        [protected.resource(), protected.resource()]
+    );
+    assert_eq!(seen.registered, 0);
+    assert!(seen.authorizations.is_empty(), "no user step");
+    assert_eq!(seen.used.last().unwrap(), &format!("{CANARY}-access-2"));
+    drop(seen);
+    (builder, client, echo)
+}
+
+#[tokio::test]
+async fn an_unattended_client_exchanges_its_credentials_again_when_the_token_expires() {
+    let protected = serve(2).await;
+    let oauth = OAuth::client_credentials("unattended", format!("{CANARY}-secret"))
+        .timeout(Duration::from_secs(5));
+    let (_, client, _) = unattended_past_expiry(&protected, oauth.clone()).await;
     assert!(
         !format!("{oauth:?}").contains(CANARY),
         "the secret stays out of Debug"
     );
     client.close().await;
+}
+
+#[tokio::test]
+async fn a_client_with_a_private_key_is_authorized_by_its_signed_assertions() {
+    let (spans, _capture) = capture_spans();
+    let (pem, public) = client_key();
+    let protected = serve_for(2, public).await;
+    let key = SigningKey::from_pem(&pem).unwrap();
+    assert_eq!(key.algorithm(), "ES256");
+    let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, key).timeout(Duration::from_secs(5));
+    // Past the token's lifetime: a new exchange, with a new assertion; the refresh token the
+    // server sent was not kept (the second exchange is not a refresh).
+    let (builder, client, echo) = unattended_past_expiry(&protected, oauth.clone()).await;
+    let assertions = {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.jtis.len(), 2, "two assertions, each checked");
+        seen.assertions.clone()
+    };
+
+    // The server refuses the next assertion and says it back: the caller is told why, without
+    // the assertion.
+    protected.revoke_access();
+    protected.echo_refusals.store(true, Ordering::SeqCst);
+    let failure = echo
+        .call(json!({"text": "refused"}), ToolContext::new("2", "echo"))
+        .await
+        .unwrap_err();
+    let shown = chain(&failure);
+    assert!(
+        shown.contains("invalid_client"),
+        "the caller learns why: {shown}"
+    );
+    assert!(shown.contains("[client assertion]"), "{shown}");
+
+    // The private scalar's bytes (the PEM body's start is the same for every P-256 key).
+    let key_body: String = pem
+        .lines()
+        .filter(|line| !line.starts_with("-----"))
+        .collect();
+    let private = &key_body[48..88];
+    let mut texts = vec![
+        shown,
+        format!("{client:?}"),
+        format!("{builder:?}"),
+        format!("{oauth:?}"),
+    ];
+    texts.extend(spans.all().iter().map(|span| format!("{span:?}")));
+    texts.extend(spans.events().iter().map(|event| format!("{event:?}")));
+    for text in &texts {
+        assert!(!text.contains(CANARY), "a token leaked: {text}");
+        assert!(!text.contains(private), "the key leaked: {text}");
+        for assertion in &assertions {
+            assert!(
+                !text.contains(assertion.as_str()),
+                "an assertion leaked: {text}"
+            );
+            let signature = assertion.rsplit_once('.').unwrap().1;
+            assert!(!text.contains(signature), "an assertion leaked: {text}");
+        }
+    }
+    client.close().await;
+}
+
+/// Connecting to `protected` as the `private_key_jwt` client with the key `pem` fails: what
+/// the failure shows.
+async fn keyed_refusal(protected: &Protected, pem: &str) -> String {
+    let oauth = OAuth::client_credentials_jwt(JWT_CLIENT, SigningKey::from_pem(pem).unwrap())
+        .timeout(Duration::from_secs(5));
+    let failure = McpClient::builder()
+        .timeout(Duration::from_secs(10))
+        .oauth(oauth)
+        .http(protected.resource())
+        .await
+        .unwrap_err();
+    chain(&failure)
+}
+
+#[tokio::test]
+async fn an_assertion_from_another_key_is_refused_and_the_connection_fails() {
+    let protected = serve(3600).await;
+    let (other, _) = client_key();
+    let shown = keyed_refusal(&protected, &other).await;
+    assert!(shown.contains("invalid_client"), "{shown}");
+    assert!(protected.seen.lock().unwrap().used.is_empty());
+}
+
+#[tokio::test]
+async fn a_key_whose_algorithm_the_server_does_not_accept_is_not_sent() {
+    let (pem, public) = client_key();
+    let protected = serve_for(3600, public).await;
+    *protected.assertion_algorithms.lock().unwrap() = vec!["RS256", "EdDSA"];
+    let shown = keyed_refusal(&protected, &pem).await;
+    assert!(
+        shown.contains("does not accept client assertions signed with ES256"),
+        "{shown}"
+    );
+    assert!(
+        protected.seen.lock().unwrap().grants.is_empty(),
+        "no token request was made"
+    );
+}
+
+/// A server whose authorization server's metadata (at the origin's root) names the issuer
+/// `issuer` gives for the server's origin; with `prm_missing`, one that offers no
+/// protected-resource metadata, its well-known location answering with that status.
+async fn with_issuer(
+    issuer: impl FnOnce(&str) -> String,
+    prm_missing: Option<u16>,
+) -> Arc<Protected> {
+    let protected = serve(3600).await;
+    *protected.prm_missing.lock().unwrap() = prm_missing;
+    *protected.issuer.lock().unwrap() = Some(issuer(&protected.base));
+    protected
+}
+
+/// Connecting to `protected` fails before the user is asked or a client registered: what the
+/// failure shows.
+async fn refused_before_the_user(protected: &Protected) -> String {
+    let steps = Steps::default();
+    let failure = builder(&steps, usize::MAX)
+        .http(protected.resource())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        steps.0.load(Ordering::SeqCst),
+        0,
+        "the user was never asked"
+    );
+    assert_eq!(protected.seen.lock().unwrap().registered, 0);
+    chain(&failure)
+}
+
+#[tokio::test]
+async fn a_server_without_protected_resource_metadata_is_authorized_as_2025_03_26_had_it() {
+    // The authorization server's metadata at the origin's root names an issuer under a path
+    // of that origin, which a 2025-03-26 client cannot have known: accepted (see
+    // `oauth/legacy.rs` for why), and the whole flow runs.
+    let protected = with_issuer(|base| format!("{base}/oauth"), Some(404)).await;
+    let steps = Steps::default();
+    let client = builder(&steps, usize::MAX)
+        .http(protected.resource())
+        .await
+        .unwrap();
+    let output = echo_tool(&client)
+        .await
+        .call(json!({"text": "legacy"}), ToolContext::new("1", "echo"))
+        .await
+        .unwrap();
+    assert_eq!(output, json!({"result": "legacy"}));
+    {
+        let seen = protected.seen.lock().unwrap();
+        assert_eq!(seen.registered, 1);
+        assert_eq!(seen.grants, ["authorization_code"]);
+        assert_eq!(seen.token_resources, [protected.resource()]);
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_legacy_servers_tokens_in_the_store_serve_the_next_connection() {
+    // The store's discovery (no 401 yet) cannot use a 2025-03-26 server's metadata; the
+    // tokens are used once the 401 has shown where it is, without asking the user again.
+    let protected = with_issuer(|base| format!("{base}/oauth"), Some(404)).await;
+    let steps = Steps::default();
+    let builder = builder(&steps, usize::MAX);
+    for call in ["first", "second"] {
+        let client = builder.clone().http(protected.resource()).await.unwrap();
+        let output = echo_tool(&client)
+            .await
+            .call(json!({"text": call}), ToolContext::new("1", "echo"))
+            .await
+            .unwrap();
+        assert_eq!(output, json!({"result": call}));
+        client.close().await;
+    }
+    assert_eq!(steps.0.load(Ordering::SeqCst), 1, "the user was asked once");
+    let seen = protected.seen.lock().unwrap();
+    assert_eq!(seen.grants, ["authorization_code"]);
+    assert!(seen.used.iter().all(|t| t == &format!("{CANARY}-access-1")));
+}
+
+#[tokio::test]
+async fn the_issuer_check_stands_for_a_server_that_may_offer_protected_resource_metadata() {
+    // The same document as above, from a server that offers protected-resource metadata
+    // naming the origin as its authorization server: RFC 8414's issuer check stands.
+    let protected = with_issuer(|base| format!("{base}/oauth"), None).await;
+    let shown = refused_before_the_user(&protected).await;
+    assert!(shown.contains("issuer"), "{shown}");
+    // One whose well-known location answers other than 404 (here a 401 that names nothing,
+    // which rmcp's discovery passes over) is not taken for a 2025-03-26 server either.
+    let protected = with_issuer(|base| format!("{base}/oauth"), Some(401)).await;
+    let shown = refused_before_the_user(&protected).await;
+    assert!(shown.contains("issuer"), "{shown}");
+}
+
+#[tokio::test]
+async fn a_legacy_document_naming_an_issuer_on_another_origin_is_refused() {
+    // A server without protected-resource metadata whose document claims to be another
+    // origin's authorization server: the impersonation RFC 8414 §3.3 is about.
+    let protected = with_issuer(|_| "https://accounts.example.com".to_owned(), Some(404)).await;
+    let shown = refused_before_the_user(&protected).await;
+    assert!(shown.contains("accounts.example.com"), "{shown}");
+    // Another port of the same host is another origin.
+    let protected = with_issuer(|base| format!("{base}1/oauth"), Some(404)).await;
+    let shown = refused_before_the_user(&protected).await;
+    assert!(shown.contains("issuer"), "{shown}");
 }
 
 /// Every text a failure shows: its `Display` and `Debug`, and its sources'.

@@ -4,10 +4,14 @@
 //! endpoints; the client is pre-registered, identified by a metadata document URL, or
 //! registered dynamically; the user authorizes in a browser (PKCE S256, the `resource`
 //! parameter of RFC 8707); tokens are refreshed when they expire and when the server
-//! refuses one. Unattended programs use the client credentials grant or enterprise-managed
-//! authorization instead of the user's step.
+//! refuses one. Unattended programs use the client credentials grant (with a client secret,
+//! or a private key: `private_key_jwt`) or enterprise-managed authorization instead of the
+//! user's step.
 //!
 //! [`McpClientBuilder::oauth`]: super::McpClientBuilder::oauth
+
+mod jwt;
+mod legacy;
 
 use std::fmt;
 use std::future::Future;
@@ -40,6 +44,8 @@ use tokio::sync::Mutex;
 use crate::error::BoxError;
 use crate::render;
 use crate::secret::Secret;
+
+pub use jwt::{InvalidKey, SigningKey};
 
 /// How long one exchange with the authorization server may take unless configured otherwise:
 /// a metadata document, the registration, a token.
@@ -132,8 +138,11 @@ enum Grant {
         redirect_uri: String,
         authorize: Arc<dyn Authorize>,
     },
-    /// The client authenticates as itself, with no user (client credentials).
+    /// The client authenticates as itself with its secret, with no user (client credentials).
     ClientCredentials,
+    /// The client authenticates as itself with an assertion signed by its private key, with
+    /// no user (client credentials with `private_key_jwt`).
+    ClientCredentialsJwt(SigningKey),
     /// An ID token from the enterprise's identity provider, exchanged there for an
     /// authorization grant (ID-JAG), then at the server's authorization server for a token.
     Enterprise(Arc<IdentityProvider>),
@@ -196,6 +205,37 @@ impl OAuth {
         let mut oauth = Self::with_grant(Grant::ClientCredentials);
         oauth.client_id = Some(client_id.into());
         oauth.client_secret = Some(Secret::from(secret.into()));
+        oauth
+    }
+
+    /// OAuth with no user, for a program that runs unattended, authenticated by a private key
+    /// instead of a secret: the client credentials grant with `private_key_jwt` client
+    /// authentication (RFC 7523 §2.2). Each token request carries a fresh client assertion, a
+    /// JWT signed with `key`, whose issuer and subject are `client_id` and whose audience is
+    /// the authorization server's issuer, valid for five minutes. The authorization server
+    /// checks it with the public key registered for the client (in its JWKS).
+    ///
+    /// As with [`client_credentials`](Self::client_credentials): the [scopes](Self::scopes)
+    /// set or those the server names, the server's URL as the `resource`, and a new exchange
+    /// for a refused or expired token. The authorization server's metadata must name its
+    /// `issuer`; when it lists the methods or algorithms it accepts, `private_key_jwt` and the
+    /// key's algorithm must be among them, and its token endpoint must be HTTPS (or loopback,
+    /// with the MCP server on loopback too). The key and the assertions appear in no `Debug`
+    /// output, error, log or span.
+    ///
+    /// ```no_run
+    /// use reticent::mcp::oauth::{OAuth, SigningKey};
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let pem = std::fs::read_to_string("client-key.pem")?;
+    /// let oauth = OAuth::client_credentials_jwt("my-agent", SigningKey::from_pem(&pem)?);
+    /// # let _ = oauth;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn client_credentials_jwt(client_id: impl Into<String>, key: SigningKey) -> Self {
+        let mut oauth = Self::with_grant(Grant::ClientCredentialsJwt(key));
+        oauth.client_id = Some(client_id.into());
         oauth
     }
 
@@ -290,9 +330,10 @@ impl OAuth {
     }
 
     /// How much longer connecting may take with OAuth: one authorization, every exchange of
-    /// it at its bound.
+    /// it at its bound (discovery, with the 2025-03-26 location's three requests; the
+    /// registration; the token; the store).
     pub(super) fn bound(&self) -> Duration {
-        self.authorize_timeout + 4 * self.timeout
+        self.authorize_timeout + 7 * self.timeout
     }
 }
 
@@ -301,6 +342,7 @@ impl fmt::Debug for OAuth {
         let (grant, redirect_uri) = match &self.grant {
             Grant::Code { redirect_uri, .. } => ("authorization_code", Some(redirect_uri)),
             Grant::ClientCredentials => ("client_credentials", None),
+            Grant::ClientCredentialsJwt(_) => ("client_credentials (private_key_jwt)", None),
             Grant::Enterprise(_) => ("enterprise_managed", None),
         };
         f.debug_struct("OAuth")
@@ -311,6 +353,13 @@ impl fmt::Debug for OAuth {
             .field("client_secret", &self.client_secret)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("scopes", &self.scopes)
+            .field(
+                "signing_key",
+                &match &self.grant {
+                    Grant::ClientCredentialsJwt(key) => Some(key),
+                    _ => None,
+                },
+            )
             .field(
                 "identity_provider",
                 &match &self.grant {
@@ -463,16 +512,64 @@ impl OAuthHttpClient for OAuthHttp {
             for (name, value) in response.headers() {
                 answer = answer.header(name, value);
             }
-            let mut body = Vec::new();
-            while let Some(chunk) = response.chunk().await.map_err(|e| boxed(&e))? {
-                if chunk.len() > MAX_ANSWER - body.len() {
-                    return Err(format!("the answer is larger than {MAX_ANSWER} bytes").into());
-                }
-                body.extend_from_slice(&chunk);
-            }
+            let body = read_answer(&mut response).await?;
             answer.body(body).map_err(|e| boxed(&e))
         })
     }
+}
+
+impl OAuthHttp {
+    /// GETs `url`, following no redirect: the answer's status and body.
+    async fn get(
+        &self,
+        url: reqwest::Url,
+    ) -> Result<(reqwest::StatusCode, Vec<u8>), OAuthHttpClientError> {
+        let mut response = self
+            .stop
+            .get(url)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        Ok((status, read_answer(&mut response).await?))
+    }
+
+    /// POSTs `form` (`application/x-www-form-urlencoded`) to `url`, following no redirect:
+    /// the answer's status and body.
+    async fn post_form(
+        &self,
+        url: reqwest::Url,
+        form: String,
+    ) -> Result<(reqwest::StatusCode, Vec<u8>), OAuthHttpClientError> {
+        let mut response = self
+            .stop
+            .post(url)
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .header(reqwest::header::ACCEPT, "application/json")
+            .body(form)
+            .send()
+            .await
+            // Without the URL: the error says what failed, never what was sent.
+            .map_err(|e| e.without_url().to_string())?;
+        let status = response.status();
+        Ok((status, read_answer(&mut response).await?))
+    }
+}
+
+/// The body of `response`, refused past [`MAX_ANSWER`] bytes.
+async fn read_answer(response: &mut reqwest::Response) -> Result<Vec<u8>, OAuthHttpClientError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+        if chunk.len() > MAX_ANSWER - body.len() {
+            return Err(format!("the answer is larger than {MAX_ANSWER} bytes").into());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// The store given to rmcp's manager: the user's, shared by every manager of the connection.
@@ -581,13 +678,18 @@ impl Authorizer {
                 return Ok(None);
             }
             let mut fresh = self.new_manager().await?;
-            match bounded(
-                limit,
-                "reading the authorization server's metadata",
-                fresh.initialize_from_store(),
-            )
-            .await
-            {
+            let initialized = match self.discover(&mut fresh, None).await {
+                Ok(()) => {
+                    bounded(
+                        limit,
+                        "reading the token store",
+                        fresh.initialize_from_store(),
+                    )
+                    .await
+                }
+                Err(error) => Err(error),
+            };
+            match initialized {
                 Ok(true) => *manager = Some(fresh),
                 Ok(false) => return Ok(None),
                 Err(error) => {
@@ -616,6 +718,46 @@ impl Authorizer {
         }
     }
 
+    /// Discovery, from the 401's `challenge` if there is one: the authorization server's
+    /// metadata, kept here and set on `manager`. rmcp's discovery (protected-resource metadata
+    /// first, then the server's own authorization-server metadata, with RFC 8414's issuer
+    /// check, then the 2025-03-26 default endpoints); when it refuses a document for its
+    /// issuer after a 401, the 2025-03-26 location for a server that offers no
+    /// protected-resource metadata ([`legacy`], whose docs say why the issuer is checked
+    /// against the origin there), and rmcp's refusal stands otherwise. Without a 401 (tokens
+    /// found in the store), a refusal stands: the server's 401 is what shows it names no
+    /// protected-resource metadata.
+    async fn discover(
+        &self,
+        manager: &mut AuthorizationManager,
+        challenge: Option<&str>,
+    ) -> Result<(), AuthError> {
+        let what = "reading the server's authorization metadata";
+        let limit = self.oauth.timeout;
+        let resolved = bounded(
+            limit,
+            what,
+            manager.resolve_metadata_from_challenge(challenge),
+        )
+        .await;
+        let metadata = match (resolved, challenge) {
+            (Ok(resolution), _) => resolution.metadata,
+            (Err(refused @ AuthError::AuthorizationServerMismatch { .. }), Some(challenge)) => {
+                let http = OAuthHttp::new(limit)?;
+                // Three requests at most, each bounded by `limit`.
+                bounded(3 * limit, what, async {
+                    Ok(legacy::metadata(&http, &self.resource, challenge).await)
+                })
+                .await?
+                .ok_or(refused)?
+            }
+            (Err(error), _) => return Err(error),
+        };
+        *self.metadata.lock().unwrap_or_else(|e| e.into_inner()) = Some(metadata.clone());
+        manager.set_metadata(metadata);
+        Ok(())
+    }
+
     /// The user's step at `url`, bounded; the callback it returned.
     async fn user_step(&self, url: String) -> Result<AuthorizationCallback, AuthError> {
         let Grant::Code { authorize, .. } = &self.oauth.grant else {
@@ -642,24 +784,30 @@ impl Authorizer {
         AuthorizationCallback::from_redirect_url(&redirected)
     }
 
-    /// The first authorization: discovery from the 401's `challenge`, the client's identity,
-    /// the user's step, the token.
+    /// The first authorization: discovery from the 401's `challenge`; then the tokens in the
+    /// store, else the client's identity, the user's step, the token.
     async fn first(&self, challenge: &str) -> Result<AuthorizationManager, AuthError> {
         let limit = self.oauth.timeout;
         let oauth = &self.oauth;
         let mut manager = self.new_manager().await?;
-        let resolution = bounded(
-            limit,
-            "reading the server's authorization metadata",
-            manager.resolve_metadata_from_challenge(Some(challenge)),
-        )
-        .await?;
-        *self.metadata.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(resolution.metadata.clone());
-        manager.set_metadata(resolution.metadata);
+        self.discover(&mut manager, Some(challenge)).await?;
         let redirect_uri = match &oauth.grant {
-            Grant::Code { redirect_uri, .. } => redirect_uri,
-            Grant::ClientCredentials | Grant::Enterprise(_) => {
+            Grant::Code { redirect_uri, .. } => {
+                // Tokens in the store that could not be used before this 401 (their server's
+                // metadata is found only from a 401, as a 2025-03-26 server's is) are tried
+                // before the user is asked: none of them was sent yet on this connection.
+                let stored = bounded(
+                    limit,
+                    "reading the token store",
+                    manager.initialize_from_store(),
+                )
+                .await;
+                if matches!(stored, Ok(true)) {
+                    return Ok(manager);
+                }
+                redirect_uri
+            }
+            Grant::ClientCredentials | Grant::ClientCredentialsJwt(_) | Grant::Enterprise(_) => {
                 let scopes = if oauth.scopes.is_empty() {
                     manager.select_initial_scopes(&[]).await
                 } else {
@@ -720,8 +868,161 @@ impl Authorizer {
     ) -> Result<(), AuthError> {
         match &self.oauth.grant {
             Grant::Enterprise(idp) => self.exchange_enterprise(manager, idp, scopes).await,
+            Grant::ClientCredentialsJwt(key) => self.exchange_jwt(manager, key, scopes).await,
             _ => self.exchange_credentials(manager, scopes).await,
         }
+    }
+
+    /// The authorization server's metadata: as discovery found it, else read again.
+    async fn known_metadata(
+        &self,
+        manager: &AuthorizationManager,
+    ) -> Result<AuthorizationMetadata, AuthError> {
+        let known = self
+            .metadata
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        match known {
+            Some(metadata) => Ok(metadata),
+            None => Ok(bounded(
+                self.oauth.timeout,
+                "reading the server's authorization metadata",
+                manager.resolve_metadata(),
+            )
+            .await?
+            .metadata),
+        }
+    }
+
+    /// Keeps `token` (a token response, as JSON), got without the user for `client_id`, in
+    /// the store, as the manager reads it: with no refresh token (an unattended client gets a
+    /// new token by a new exchange, RFC 6749 §4.4.3), and with the client configured, so that
+    /// an expired token makes the manager ask for a new exchange rather than fail.
+    async fn keep_unattended_token(
+        &self,
+        manager: &mut AuthorizationManager,
+        metadata: AuthorizationMetadata,
+        client_id: String,
+        mut token: serde_json::Value,
+        granted: Vec<String>,
+    ) -> Result<(), AuthError> {
+        if let Some(token) = token.as_object_mut() {
+            token.remove("refresh_token");
+        }
+        let issuer = metadata.issuer.clone();
+        manager.set_metadata(metadata);
+        manager.configure_client_id(&client_id)?;
+        let response = serde_json::from_value(token).map_err(|error| {
+            AuthError::InternalError(format!("the token response does not read: {error}"))
+        })?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let stored = StoredCredentials::new(client_id, Some(response), granted, Some(now))
+            .with_issuer(issuer);
+        bounded(
+            self.oauth.timeout,
+            "saving the token",
+            self.oauth.store.save(stored),
+        )
+        .await
+    }
+
+    /// The client-credentials exchange for `scopes`, the client authenticated by an assertion
+    /// signed with `key` (`private_key_jwt`); the token is kept in the store.
+    async fn exchange_jwt(
+        &self,
+        manager: &mut AuthorizationManager,
+        key: &SigningKey,
+        scopes: Vec<String>,
+    ) -> Result<(), AuthError> {
+        let refused = AuthError::ClientCredentialsError;
+        let metadata = self.known_metadata(manager).await?;
+        let client_id = self.oauth.client_id.clone().unwrap_or_default();
+        let issuer = metadata.issuer.clone().ok_or_else(|| {
+            refused(
+                "the authorization server's metadata names no issuer, the audience of a client \
+                 assertion"
+                    .to_owned(),
+            )
+        })?;
+        let listed = |field: &str, value: &str| {
+            metadata
+                .additional_fields
+                .get(field)
+                .and_then(serde_json::Value::as_array)
+                .is_none_or(|values| values.iter().any(|listed| listed == value))
+        };
+        if !listed("token_endpoint_auth_methods_supported", "private_key_jwt") {
+            return Err(refused(
+                "the authorization server does not accept private_key_jwt client authentication"
+                    .to_owned(),
+            ));
+        }
+        if !listed(
+            "token_endpoint_auth_signing_alg_values_supported",
+            key.algorithm(),
+        ) {
+            return Err(refused(format!(
+                "the authorization server does not accept client assertions signed with {}",
+                key.algorithm()
+            )));
+        }
+        let endpoint = reqwest::Url::parse(&metadata.token_endpoint)
+            .map_err(|error| refused(format!("the token endpoint is not a URL: {error}")))?;
+        if !secure_endpoint(&self.resource, &endpoint) {
+            return Err(refused(
+                "the token endpoint is not HTTPS: a client assertion is sent over HTTPS only (or \
+                 on loopback, to a server on loopback)"
+                    .to_owned(),
+            ));
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let assertion = key
+            .assertion(&client_id, &issuer, now)
+            .map_err(|_| refused("signing the client assertion failed".to_owned()))?;
+        let form = {
+            let mut form = oauth2::url::form_urlencoded::Serializer::new(String::new());
+            form.append_pair("grant_type", "client_credentials")
+                .append_pair(
+                    "client_assertion_type",
+                    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                )
+                .append_pair("client_assertion", assertion.expose())
+                .append_pair("resource", &self.resource);
+            if !scopes.is_empty() {
+                form.append_pair("scope", &scopes.join(" "));
+            }
+            Secret::new(form.finish())
+        };
+        let http = OAuthHttp::new(self.oauth.timeout)?;
+        let (status, body) = bounded(self.oauth.timeout, "the token request", async {
+            http.post_form(endpoint, form.into_inner())
+                .await
+                .map_err(|error| refused(format!("the token request failed: {error}")))
+        })
+        .await?;
+        // A server may echo what it was sent: the assertion is taken out of what it says.
+        let told = |text: &str| text.replace(assertion.expose().as_str(), "[client assertion]");
+        let body: serde_json::Value = serde_json::from_slice(&body)
+            .map_err(|_| refused(format!("the token endpoint answered {status} with no JSON")))?;
+        if !status.is_success() {
+            let field = |name: &str| body[name].as_str().map(&told).unwrap_or_default();
+            return Err(refused(format!(
+                "the token endpoint refused the client ({status}): {} {}",
+                field("error"),
+                field("error_description"),
+            )));
+        }
+        let granted = match body["scope"].as_str() {
+            Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
+            None => scopes,
+        };
+        self.keep_unattended_token(manager, metadata, client_id, body, granted)
+            .await
     }
 
     /// The enterprise-managed exchanges for `scopes`; the token is kept in the store.
@@ -732,23 +1033,7 @@ impl Authorizer {
         scopes: Vec<String>,
     ) -> Result<(), AuthError> {
         let oauth = &self.oauth;
-        let known = self
-            .metadata
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        let metadata = match known {
-            Some(metadata) => metadata,
-            None => {
-                bounded(
-                    oauth.timeout,
-                    "reading the server's authorization metadata",
-                    manager.resolve_metadata(),
-                )
-                .await?
-                .metadata
-            }
-        };
+        let metadata = self.known_metadata(manager).await?;
         let issuer = metadata.issuer.clone().ok_or_else(|| {
             AuthError::MetadataError("the authorization server's metadata names no issuer".into())
         })?;
@@ -787,7 +1072,6 @@ impl Authorizer {
                 )));
             }
         };
-        manager.set_metadata(metadata);
         let granted: Vec<String> = token.scopes.iter().cloned().collect();
         let mut response = serde_json::json!({
             "access_token": token.access_token.secret(),
@@ -796,13 +1080,8 @@ impl Authorizer {
         if let Some(expires_in) = token.expires_in {
             response["expires_in"] = expires_in.as_secs().into();
         }
-        let response = serde_json::from_value(response)
-            .map_err(|error| AuthError::InternalError(error.to_string()))?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_secs());
-        let stored = StoredCredentials::new(client_id, Some(response), granted, Some(now));
-        bounded(oauth.timeout, "saving the token", oauth.store.save(stored)).await
+        self.keep_unattended_token(manager, metadata, client_id, response, granted)
+            .await
     }
 
     /// The client-credentials exchange for `scopes`.
@@ -907,6 +1186,22 @@ impl Authorizer {
         .await?;
         bounded(limit, "reading the token", manager.get_access_token()).await
     }
+}
+
+/// Whether a client assertion may be sent to `endpoint` for the MCP server `resource`: over
+/// HTTPS, or over HTTP on loopback when the MCP server is on loopback too.
+fn secure_endpoint(resource: &str, endpoint: &reqwest::Url) -> bool {
+    use oauth2::url::Host;
+    let loopback = |url: &reqwest::Url| match url.host() {
+        Some(Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    endpoint.scheme() == "https"
+        || (endpoint.scheme() == "http"
+            && loopback(endpoint)
+            && reqwest::Url::parse(resource).is_ok_and(|resource| loopback(&resource)))
 }
 
 /// The `scope` of a `WWW-Authenticate` challenge.
@@ -1097,5 +1392,44 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for Authorized<C> {
             )
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::secure_endpoint;
+
+    #[test]
+    fn an_assertion_goes_over_https_or_between_loopback_hosts_only() {
+        let endpoint = |url: &str| reqwest::Url::parse(url).unwrap();
+        let remote = "https://mcp.example.com/mcp";
+        assert!(secure_endpoint(
+            remote,
+            &endpoint("https://as.example.com/token")
+        ));
+        assert!(!secure_endpoint(
+            remote,
+            &endpoint("http://as.example.com/token")
+        ));
+        // A loopback token endpoint for a remote server is not the server's: refused.
+        assert!(!secure_endpoint(
+            remote,
+            &endpoint("http://127.0.0.1:9/token")
+        ));
+        for local in [
+            "http://127.0.0.1:8000/mcp",
+            "http://localhost:8000/mcp",
+            "http://[::1]:8000/mcp",
+        ] {
+            assert!(secure_endpoint(
+                local,
+                &endpoint("http://localhost:9000/token")
+            ));
+            assert!(secure_endpoint(
+                local,
+                &endpoint("http://127.0.0.1:9000/token")
+            ));
+            assert!(!secure_endpoint(local, &endpoint("http://10.0.0.1/token")));
+        }
     }
 }
