@@ -9,7 +9,8 @@
 //! ```
 //!
 //! It connects, lists the server's tools and calls the one the scenario expects
-//! (`tools_call`: `add_numbers`; `sse-retry`: `test_reconnection`; `auth/*`: `test-tool`),
+//! (`tools_call`: `add_numbers`; `sse-retry`: `test_reconnection`; `auth/*`: `test-tool`;
+//! `elicitation-sep1034-client-defaults`: `test_client_elicitation_defaults`, a baselined scenario),
 //! then closes the connection. It exits with 1 when any step fails.
 //!
 //! For the `auth/*` scenarios it connects with OAuth. The suite's authorization server
@@ -36,6 +37,9 @@ fn call_for(scenario: &str) -> Option<(&'static str, Value)> {
     match scenario {
         "tools_call" => Some(("add_numbers", json!({"a": 5, "b": 3}))),
         "sse-retry" => Some(("test_reconnection", json!({}))),
+        "elicitation-sep1034-client-defaults" => {
+            Some(("test_client_elicitation_defaults", json!({})))
+        }
         auth if auth.starts_with("auth/") => Some(("test-tool", json!({}))),
         _ => None,
     }

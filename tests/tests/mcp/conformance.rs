@@ -17,8 +17,14 @@ use reticent_tests::mcp::conformance::{self, Suite};
 /// How long one run of the suite may take.
 const SUITE_LIMIT: Duration = Duration::from_secs(300);
 
-/// The client scenarios that apply to `McpClient`, run one by one.
-const CLIENT_SCENARIOS: [&str; 3] = ["initialize", "tools_call", "sse-retry"];
+/// The client scenarios, run one by one (`elicitation-sep1034-client-defaults` is baselined:
+/// `McpClient` declines elicitation).
+const CLIENT_SCENARIOS: [&str; 4] = [
+    "initialize",
+    "tools_call",
+    "sse-retry",
+    "elicitation-sep1034-client-defaults",
+];
 
 /// The suites of client scenarios run whole (in parallel): OAuth (`auth/*`), as the current
 /// revision has it, as the 2025-03-26 one had it, its extensions and its drafts.
