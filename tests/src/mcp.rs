@@ -139,3 +139,21 @@ pub async fn run_agent(
     let result = agent.run("go").await.expect("the run completes");
     (result, model)
 }
+
+/// Runs `agent` on "go" over its event stream, within a minute: the events before the last,
+/// and the run's result, which must come last.
+pub async fn run_to_end(
+    agent: &reticent::Agent,
+) -> (Vec<reticent::AgentEvent>, reticent::AgentResult) {
+    use futures::StreamExt as _;
+    let mut events: Vec<reticent::AgentEvent> = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        agent.run_stream("go").collect(),
+    )
+    .await
+    .expect("the run ends");
+    match events.pop() {
+        Some(reticent::AgentEvent::Finished(Ok(result))) => (events, result),
+        other => panic!("expected the result last, got {other:?}"),
+    }
+}

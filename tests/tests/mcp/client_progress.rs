@@ -7,15 +7,14 @@
 
 use std::time::Duration;
 
-use futures::StreamExt as _;
 use reticent::mcp::rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use reticent::mcp::{McpCallError, McpClient, McpServer};
 use reticent::{
-    Agent, AgentEvent, AgentResult, CancellationToken, ModelResponse, ScriptedModel, ToolContext,
-    ToolError, tool::LogLevel,
+    Agent, AgentEvent, CancellationToken, ModelResponse, ScriptedModel, ToolContext, ToolError,
+    tool::LogLevel,
 };
-use reticent_tests::mcp::assert_model_never_saw;
 use reticent_tests::mcp::conformance::Suite;
+use reticent_tests::mcp::{assert_model_never_saw, run_to_end};
 use serde_json::json;
 use tokio::net::TcpListener;
 
@@ -78,18 +77,6 @@ async fn serve(shutdown: &CancellationToken) -> String {
     url
 }
 
-/// Runs an agent over `events`' stream; the events before the last, and the result.
-async fn run_stream(agent: &Agent) -> (Vec<AgentEvent>, AgentResult) {
-    let mut events: Vec<AgentEvent> =
-        tokio::time::timeout(Duration::from_secs(60), agent.run_stream("go").collect())
-            .await
-            .expect("the run ends");
-    match events.pop() {
-        Some(AgentEvent::Finished(Ok(result))) => (events, result),
-        other => panic!("expected the result last, got {other:?}"),
-    }
-}
-
 /// The `(progress, total, message)` of each `ToolProgress` event for `tool`.
 fn progress(events: &[AgentEvent], tool: &str) -> Vec<(f64, Option<f64>, Option<String>)> {
     events
@@ -124,7 +111,7 @@ async fn remote_progress_and_log_lines_reach_the_caller_and_never_the_model() {
         .tools(client.tools().await.unwrap())
         .build()
         .unwrap();
-    let (events, result) = run_stream(&agent).await;
+    let (events, result) = run_to_end(&agent).await;
 
     let reported = progress(&events, "import_rows");
     let steps: Vec<(f64, Option<f64>)> = reported.iter().map(|(p, t, _)| (*p, *t)).collect();
@@ -208,7 +195,7 @@ async fn progress_keeps_a_call_past_its_idle_timeout_but_not_past_its_time_limit
     ]);
     let agent = Agent::builder(model).tools(tools.clone()).build().unwrap();
     let started = tokio::time::Instant::now();
-    let (events, result) = run_stream(&agent).await;
+    let (events, result) = run_to_end(&agent).await;
     let elapsed = started.elapsed();
     assert_eq!(result.tool_failures.len(), 1, "{:?}", result.tool_failures);
     assert!(
@@ -253,7 +240,7 @@ async fn progress_of_server_everythings_long_running_operation_reaches_the_calle
         ModelResponse::text("done"),
     ]);
     let agent = Agent::builder(model.clone()).tools(tools).build().unwrap();
-    let (events, result) = run_stream(&agent).await;
+    let (events, result) = run_to_end(&agent).await;
 
     let steps: Vec<(f64, Option<f64>)> = progress(&events, "trigger-long-running-operation")
         .into_iter()

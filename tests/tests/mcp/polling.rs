@@ -8,7 +8,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt as _;
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use reticent::mcp::rmcp::ClientHandler;
@@ -24,7 +23,7 @@ use reticent::mcp::rmcp::transport::streamable_http_server::{
 };
 use reticent::mcp::{AskError, Elicited, HttpSessions, McpClient, McpServer};
 use reticent::{Agent, AgentEvent, CancellationToken, ModelResponse, ScriptedModel, ToolContext};
-use reticent_tests::mcp::{Failures, assert_model_never_saw};
+use reticent_tests::mcp::{Failures, assert_model_never_saw, run_to_end};
 use reticent_tests::transcript::shown_unfenced;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -324,13 +323,7 @@ async fn mcp_client_follows_a_polling_server_to_the_result_with_every_report() {
         .tools(client.tools().await.unwrap())
         .build()
         .unwrap();
-    let mut events: Vec<AgentEvent> =
-        tokio::time::timeout(Duration::from_secs(60), agent.run_stream("go").collect())
-            .await
-            .expect("the run ends");
-    let Some(AgentEvent::Finished(Ok(result))) = events.pop() else {
-        panic!("expected the result last, got {events:?}");
-    };
+    let (events, result) = run_to_end(&agent).await;
 
     // Both calls run past the window (200 ms): each was answered on a resumed stream.
     let steps: Vec<f64> = events

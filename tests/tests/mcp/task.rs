@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use futures::StreamExt as _;
 use reticent::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientCapabilities,
     ClientConfig, GetTaskParams, GetTaskResult, Implementation, TaskPayload, TaskStatus,
@@ -21,7 +20,7 @@ use reticent::testing::McpConnection;
 use reticent::{
     Agent, AgentEvent, ArgumentError, ModelResponse, ScriptedModel, ToolContext, ToolError,
 };
-use reticent_tests::mcp::{Failures, assert_model_never_saw, connect, find_tool, text};
+use reticent_tests::mcp::{Failures, assert_model_never_saw, connect, find_tool, run_to_end, text};
 use serde_json::{Value, json};
 
 const CANARY: &str = "task-c4n4ry-9d2e-s3://ledger-exports/acme/sig-0f1e";
@@ -369,13 +368,7 @@ async fn mcp_client_follows_a_task_to_its_end_and_its_progress_reaches_the_calle
         .tools(client.tools().await.unwrap())
         .build()
         .unwrap();
-    let mut events: Vec<AgentEvent> =
-        tokio::time::timeout(Duration::from_secs(60), agent.run_stream("go").collect())
-            .await
-            .expect("the run ends");
-    let Some(AgentEvent::Finished(Ok(result))) = events.pop() else {
-        panic!("expected the result last: {events:?}");
-    };
+    let (events, result) = run_to_end(&agent).await;
 
     // The output reached the model.
     let requests = serde_json::to_string(&model.requests()).unwrap();
