@@ -99,11 +99,17 @@ mod sealed {
 
 // The two impls below exist only for their bound, whose trait's message says why and what to
 // do instead. rustc (1.95) then adds "the trait `Display` is implemented for `Secret<T>`",
-// pointing at the impl: the ui-tests' `.stderr` show this file's path there. Marking the impls
-// `#[diagnostic::do_not_recommend]` does not remove a path into this file (rustc then points at
-// the struct) and loses the message: the error becomes std's "doesn't implement `Display`"
-// (suggesting `{:?}`) and serde's "consider adding `#[derive(serde::Serialize)]`", both wrong
-// advice here. The message that says the fix is worth the line.
+// pointing at the impl: the ui-tests' `.stderr` show this file's path there. Every other shape
+// tried keeps a path here or loses the message:
+// - `#[diagnostic::do_not_recommend]` on these impls loses it (std's "doesn't implement
+//   `Display`", suggesting `{:?}`; serde's "check whether the crate offers a `serde` feature
+//   flag"), and `.to_string()` then points at the struct (E0599) or at the inherent hook's
+//   bound;
+// - on an impl of the inner trait, rustc falls back to pointing at these impls;
+// - one impl of the inner trait (for a private type), or a second impl of `Display` for
+//   `Secret<_>`, is pointed at in turn;
+// - ten or more impls of the inner trait remove the path, and list eight meaningless types.
+// The message that says the fix is worth the line.
 impl<T: SecretCannotBeFormatted> fmt::Display for Secret<T> {
     fn fmt(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
         unreachable!("SecretCannotBeFormatted has no implementations")
