@@ -14,10 +14,11 @@ Run by `tests/tests/mcp/client_budget.rs`; needs the virtual environment `.ci/ru
 from __future__ import annotations
 
 import argparse
-import socket
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+
+from serve import serve_http
 
 MIDDLE = "MIDDLE-OF-THE-PAGE"
 
@@ -36,25 +37,12 @@ def page(megabytes: int) -> str:
     return start + body[:half] + MIDDLE + body[half:] + end
 
 
-async def serve_http() -> None:
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    app = server.streamable_http_app(host="127.0.0.1")
-    config = uvicorn.Config(app, log_level="warning")
-    print(f"URL http://127.0.0.1:{port}/mcp", flush=True)
-    await uvicorn.Server(config).serve(sockets=[sock])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", action="store_true")
     args = parser.parse_args()
     if args.http:
-        anyio.run(serve_http)
+        anyio.run(serve_http, server)
         return
     server.run("stdio")
 

@@ -21,7 +21,6 @@ import argparse
 import base64
 import os
 import signal
-import socket
 import sys
 import time
 
@@ -31,6 +30,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel
+
+from serve import serve_http
 
 # The message the failing tools raise: the password must never reach the client's model.
 SECRET_MESSAGE = "db password=hunter2 rejected"
@@ -136,21 +137,6 @@ def add_dotted_tool() -> None:
         return 42
 
 
-async def serve_http() -> None:
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    # Listening before the URL is printed: a client that connects at once is queued, not
-    # refused, while uvicorn starts.
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    app = server.streamable_http_app(host="127.0.0.1")
-    config = uvicorn.Config(app, log_level="warning")
-    print(f"URL http://127.0.0.1:{port}/mcp", flush=True)
-    await uvicorn.Server(config).serve(sockets=[sock])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", action="store_true")
@@ -160,7 +146,7 @@ def main() -> None:
     if args.dotted:
         add_dotted_tool()
     if args.http:
-        anyio.run(serve_http)
+        anyio.run(serve_http, server)
         return
     server.run("stdio")
     if args.linger:
