@@ -53,6 +53,17 @@ pub fn anthropic(server: &TestServer) -> Anthropic {
         .timeout(Duration::from_secs(10))
 }
 
+/// An Anthropic Messages response body with one `tool_use` block.
+pub fn anthropic_tool_call(id: &str, name: &str, input: serde_json::Value) -> String {
+    serde_json::json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "tool_use", "id": id, "name": name, "input": input}],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 100, "output_tokens": 20}
+    })
+    .to_string()
+}
+
 /// One reply of the script.
 #[derive(Clone, Debug)]
 pub enum Reply {

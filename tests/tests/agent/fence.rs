@@ -4,17 +4,16 @@
 //! request and each provider's body — while trusted output is shown as it is, the caller gets
 //! the output whole, and a fenced run replays and resumes byte for byte.
 
-use std::time::Duration;
-
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use reticent::providers::anthropic::Anthropic;
 use reticent::testing::LeakReport;
 use reticent::{
     Agent, AgentEvent, AgentResult, Decisions, Model, ModelError, ModelRequest, ModelResponse,
     ReplayModel, RunState, ScriptedModel, StopReason, Trajectory,
 };
-use reticent_tests::provider::{Reply, TestServer, fixture, openai, openai_tool_call};
+use reticent_tests::provider::{
+    Reply, TestServer, anthropic, anthropic_tool_call, fixture, openai, openai_tool_call,
+};
 use reticent_tests::transcript::shown_texts;
 use serde_json::json;
 
@@ -221,22 +220,21 @@ async fn openai_sends_the_fenced_page() {
 
 #[tokio::test]
 async fn anthropic_sends_the_fenced_page() {
-    let call = json!({
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-        "content": [{"type": "tool_use", "id": "toolu_1", "name": "fetch_page",
-                     "input": {"url": "hostile"}}],
-        "stop_reason": "tool_use", "stop_sequence": null,
-        "usage": {"input_tokens": 100, "output_tokens": 20}
-    });
     let server = TestServer::start(vec![
-        Reply::json(call.to_string()),
+        Reply::json(anthropic_tool_call(
+            "toolu_1",
+            "fetch_page",
+            json!({"url": "hostile"}),
+        )),
         Reply::json(fixture("anthropic/response_text.json")),
     ])
     .await;
-    let model = Anthropic::new("sk-ant-test", "claude-sonnet-4-5")
-        .base_url(&server.url)
-        .timeout(Duration::from_secs(10));
-    let result = desk(model).build().unwrap().run("Check x.").await.unwrap();
+    let result = desk(anthropic(&server))
+        .build()
+        .unwrap()
+        .run("Check x.")
+        .await
+        .unwrap();
     check_wire(&result, &server);
 }
 
