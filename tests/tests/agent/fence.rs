@@ -183,9 +183,11 @@ async fn a_forged_boundary_stays_escaped_in_every_channel_the_model_reads() {
     assert!(!transcript.contains("</untrusted>"), "{transcript}");
 }
 
-/// The second body an HTTP provider sent: the hostile page is inside the fence, its forged
-/// tags escaped, down to the bytes on the wire.
-fn check_wire(result: &AgentResult, server: &TestServer) {
+/// Runs the desk on `model`, an HTTP provider at `server`, and checks the second body it
+/// sent: the hostile page is inside the fence, its forged tags escaped, down to the bytes on
+/// the wire.
+async fn check_wire(model: impl Model + 'static, server: &TestServer) {
+    let result = desk(model).build().unwrap().run("Check x.").await.unwrap();
     let boundary = result.trajectory.fence_boundary().unwrap().to_owned();
     let received = server.received();
     assert_eq!(received.len(), 2);
@@ -209,13 +211,7 @@ async fn openai_sends_the_fenced_page() {
         Reply::json(fixture("openai/response_text.json")),
     ])
     .await;
-    let result = desk(openai(&server))
-        .build()
-        .unwrap()
-        .run("Check x.")
-        .await
-        .unwrap();
-    check_wire(&result, &server);
+    check_wire(openai(&server), &server).await;
 }
 
 #[tokio::test]
@@ -229,13 +225,7 @@ async fn anthropic_sends_the_fenced_page() {
         Reply::json(fixture("anthropic/response_text.json")),
     ])
     .await;
-    let result = desk(anthropic(&server))
-        .build()
-        .unwrap()
-        .run("Check x.")
-        .await
-        .unwrap();
-    check_wire(&result, &server);
+    check_wire(anthropic(&server), &server).await;
 }
 
 #[tokio::test]
