@@ -8,16 +8,42 @@ use std::time::Duration;
 use futures::{SinkExt, StreamExt};
 
 use super::call::{CallStage, Executed};
+use super::fence::Fence;
 use super::reconcile::{Again, run_call};
 use super::run::Run;
 use super::state::{CallStatus, OpenCall};
-use super::{AgentError, AgentEvent, ToolFailureMode, WholeOutput};
+use super::{AgentError, AgentEvent, Inner, ToolFailureMode, WholeOutput};
 use crate::content;
 use crate::error::{ToolFailure, kinds};
 use crate::model::{Message, ToolCall, ToolResult};
 use crate::render;
 use crate::tool::idempotency::KeySource;
 use crate::tool::{Tool, bounded_view};
+
+/// What the model is shown of `content`, a successful output of `tool`, when it is not the
+/// output itself (the caller then keeps the whole output): a content tool's blocks are
+/// described, never shown as their data; past its budget, the model is shown the output's head
+/// and tail; and an untrusted output is shown in its fence (`fence.rs`).
+fn shown_for(
+    inner: &Inner,
+    fence: &mut Fence,
+    tool: Option<&dyn Tool>,
+    untrusted: bool,
+    content: &str,
+) -> Option<String> {
+    let described = tool
+        .filter(|tool| tool.definition().content_output)
+        .and_then(|_| content::describe_output(content));
+    let budget = tool
+        .and_then(Tool::max_output)
+        .unwrap_or(inner.max_tool_output);
+    let cut = bounded_view(described.as_deref().unwrap_or(content), budget).or(described);
+    if untrusted && inner.fence_untrusted_output {
+        Some(fence.fence(cut.as_deref().unwrap_or(content)))
+    } else {
+        cut
+    }
+}
 
 fn set_progress(slot: &Mutex<CallStage>, progress: CallStage) {
     *slot.lock().unwrap_or_else(PoisonError::into_inner) = progress;
@@ -216,22 +242,13 @@ impl Run<'_> {
                 if untrusted {
                     self.record.taint.add(&call.id);
                 }
-                // A content tool's blocks are described, never shown as their data; past its
-                // budget, the model is shown the output's head and tail, and an untrusted
-                // output in its fence (`fence.rs`); the caller keeps the whole output.
-                let described = tool
-                    .filter(|tool| tool.definition().content_output)
-                    .and_then(|_| content::describe_output(&content));
-                let budget = tool
-                    .and_then(Tool::max_output)
-                    .unwrap_or(self.inner.max_tool_output);
-                let cut =
-                    bounded_view(described.as_deref().unwrap_or(&content), budget).or(described);
-                let shown = if untrusted && self.inner.fence_untrusted_output {
-                    Some(self.record.fence.fence(cut.as_deref().unwrap_or(&content)))
-                } else {
-                    cut
-                };
+                let shown = shown_for(
+                    &self.inner,
+                    &mut self.record.fence,
+                    tool,
+                    untrusted,
+                    &content,
+                );
                 // The event copies the output: made only for a run someone streams.
                 if self.streaming() {
                     self.emit(AgentEvent::ToolSucceeded {
